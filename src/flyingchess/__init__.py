@@ -1,0 +1,22 @@
+"""flyingchess: Aeroplane Chess (Flying Chess, 飞行棋) with exact rules and every common house rule.
+
+The engine is pure: `new_game` builds a state, `roll` is the chance step, `legal_moves`
+and `apply` the decision step. Records (RECORD.md) live in `flyingchess.record`.
+"""
+
+from .board import COLOURS
+from .events import Event
+from .game import (
+    GameSetupError, IllegalMoveError, State, apply, apply_unchecked, legal_moves, new_game, play,
+    roll,
+)
+from .record import Record, RecordError, canonical_state, loads_record
+from .rules import PRESETS, Rules, RulesError
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "COLOURS", "PRESETS", "Event", "GameSetupError", "IllegalMoveError", "Record", "RecordError",
+    "Rules", "RulesError", "State", "apply", "apply_unchecked", "canonical_state", "legal_moves",
+    "loads_record", "new_game", "play", "roll",
+]

@@ -1,0 +1,203 @@
+"""The events a roll or a move produces, in order: what a board animates and a log prints.
+
+Each event is a small frozen value with a `kind` and a JSON form, so the web page, the
+terminal demo and tests all read the same stream instead of diffing states.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, ClassVar
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: ClassVar[str] = "event"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.kind}
+        for key, value in asdict(self).items():
+            out[key] = list(value) if isinstance(value, tuple) else value
+        return out
+
+    def describe(self) -> str:
+        """A short English sentence for logs and the terminal demo."""
+        raise NotImplementedError
+
+
+def _planes(planes: tuple[int, ...]) -> str:
+    if len(planes) == 1:
+        return f"plane {planes[0]}"
+    return "planes " + "+".join(str(plane) for plane in planes)
+
+
+@dataclass(frozen=True)
+class Rolled(Event):
+    kind: ClassVar[str] = "roll"
+    colour: str
+    value: int
+
+    def describe(self) -> str:
+        return f"{self.colour} rolls {self.value}"
+
+
+@dataclass(frozen=True)
+class Launched(Event):
+    """A plane left the hangar for its takeoff point (progress 0)."""
+
+    kind: ClassVar[str] = "launch"
+    colour: str
+    plane: int
+
+    def describe(self) -> str:
+        return f"{self.colour} launches plane {self.plane}"
+
+
+@dataclass(frozen=True)
+class Stepped(Event):
+    """One step of a plain move (forward, or backward after a bounce) to `progress`."""
+
+    kind: ClassVar[str] = "step"
+    colour: str
+    planes: tuple[int, ...]
+    progress: int
+
+    def describe(self) -> str:
+        return f"{self.colour} {_planes(self.planes)} steps to {self.progress}"
+
+
+@dataclass(frozen=True)
+class Bounced(Event):
+    """The plain move overshot the centre and turns back from it."""
+
+    kind: ClassVar[str] = "bounce"
+    colour: str
+    planes: tuple[int, ...]
+
+    def describe(self) -> str:
+        return f"{self.colour} {_planes(self.planes)} bounces off the centre"
+
+
+@dataclass(frozen=True)
+class Jumped(Event):
+    kind: ClassVar[str] = "jump"
+    colour: str
+    planes: tuple[int, ...]
+    start: int
+    end: int
+
+    def describe(self) -> str:
+        return f"{self.colour} {_planes(self.planes)} jumps from {self.start} to {self.end}"
+
+
+@dataclass(frozen=True)
+class Flew(Event):
+    kind: ClassVar[str] = "flight"
+    colour: str
+    planes: tuple[int, ...]
+    start: int
+    end: int
+
+    def describe(self) -> str:
+        return f"{self.colour} {_planes(self.planes)} flies from {self.start} to {self.end}"
+
+
+@dataclass(frozen=True)
+class Captured(Event):
+    """Planes of `colour` at `progress` went back to their hangar.
+
+    `cause` is "landing" (the mover stopped on their ring cell) or "flight" (the flight
+    line crossed them on their crossing cell)."""
+
+    kind: ClassVar[str] = "capture"
+    colour: str
+    planes: tuple[int, ...]
+    progress: int
+    by: str
+    cause: str
+
+    def describe(self) -> str:
+        how = "landing on" if self.cause == "landing" else "flying over"
+        return f"{self.by} captures {self.colour} {_planes(self.planes)} by {how} cell {self.progress}"
+
+
+@dataclass(frozen=True)
+class PlaneFinished(Event):
+    kind: ClassVar[str] = "plane-finished"
+    colour: str
+    plane: int
+
+    def describe(self) -> str:
+        return f"{self.colour} plane {self.plane} reaches the centre"
+
+
+@dataclass(frozen=True)
+class PlayerFinished(Event):
+    kind: ClassVar[str] = "player-finished"
+    colour: str
+    place: int
+
+    def describe(self) -> str:
+        return f"{self.colour} has all four planes home (place {self.place})"
+
+
+@dataclass(frozen=True)
+class ThreeSixes(Event):
+    """The third six in a row: no move, and `planes` went back to the hangar."""
+
+    kind: ClassVar[str] = "three-sixes"
+    colour: str
+    planes: tuple[int, ...]
+
+    def describe(self) -> str:
+        if not self.planes:
+            return f"{self.colour} rolled a third six: the turn ends"
+        return f"{self.colour} rolled a third six: {_planes(self.planes)} back to the hangar"
+
+
+@dataclass(frozen=True)
+class Passed(Event):
+    """No legal move for the roll."""
+
+    kind: ClassVar[str] = "pass"
+    colour: str
+
+    def describe(self) -> str:
+        return f"{self.colour} cannot move"
+
+
+@dataclass(frozen=True)
+class ExtraRoll(Event):
+    kind: ClassVar[str] = "extra-roll"
+    colour: str
+
+    def describe(self) -> str:
+        return f"{self.colour} rolls again"
+
+
+@dataclass(frozen=True)
+class TurnPassed(Event):
+    kind: ClassVar[str] = "turn"
+    colour: str
+    """The colour whose turn begins."""
+
+    def describe(self) -> str:
+        return f"{self.colour} to play"
+
+
+@dataclass(frozen=True)
+class GameOver(Event):
+    kind: ClassVar[str] = "game-over"
+    winner: str
+    ranking: tuple[str, ...]
+
+    def describe(self) -> str:
+        return f"game over: {self.winner} wins (ranking {', '.join(self.ranking)})"
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.kind: cls
+    for cls in (Rolled, Launched, Stepped, Bounced, Jumped, Flew, Captured, PlaneFinished,
+                PlayerFinished, ThreeSixes, Passed, ExtraRoll, TurnPassed, GameOver)
+}
+"""Event classes by their `kind`, for readers of the JSON form."""
