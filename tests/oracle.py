@@ -261,6 +261,10 @@ class OracleGame:
 
     def carried_planes(self, colour: str, plane: int) -> list[int]:
         """The planes a move named by `plane` carries: its whole stack under stacking."""
+        # INTERPRETATION: stacks are purely positional (RULES.md 5: own planes standing on
+        # the same cell 1..55 form a stack), so a plane that lands on own planes joins
+        # their stack for later moves, and a captured stack is no longer a stack because
+        # its planes are in the hangar.
         p = self.planes[colour][plane]
         if self.rules["stacking"] == "together" and RING_FIRST <= p <= LANE_LAST:
             return [i for i in range(4) if self.planes[colour][i] == p]

@@ -8,7 +8,7 @@ from .board import COLOURS
 from .events import Event
 from .game import (
     GameSetupError, IllegalMoveError, State, apply, apply_unchecked, legal_moves, new_game, play,
-    roll,
+    roll, setup_position,
 )
 from .record import Record, RecordError, canonical_state, loads_record
 from .rules import PRESETS, Rules, RulesError
@@ -18,5 +18,5 @@ __version__ = "0.1.0"
 __all__ = [
     "COLOURS", "PRESETS", "Event", "GameSetupError", "IllegalMoveError", "Record", "RecordError",
     "Rules", "RulesError", "State", "apply", "apply_unchecked", "canonical_state", "legal_moves",
-    "loads_record", "new_game", "play", "roll",
+    "loads_record", "new_game", "play", "roll", "setup_position",
 ]

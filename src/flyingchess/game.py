@@ -12,7 +12,7 @@ the hot path is table look-ups. docs/rules.md states every interpretation made h
 from __future__ import annotations
 
 from random import Random
-from typing import Final, NamedTuple, Sequence
+from typing import Final, Mapping, NamedTuple, Sequence
 
 from . import board
 from .board import CENTRE, COLOURS, HANGAR, PLANES_PER_COLOUR, SAME_CELL, SEAT
@@ -236,6 +236,53 @@ def new_game(players: Sequence[str] | int = 2, rules: Rules = CLASSIC) -> State:
         raise TypeError("rules must be a Rules value (see Rules.preset)")
     planes = tuple((HANGAR,) * PLANES_PER_COLOUR for _ in colours)
     return State(rules, colours, planes, 0, None, 0, (), (), (), False)
+
+
+def setup_position(
+    planes: Mapping[str, Sequence[int]],
+    rules: Rules = CLASSIC,
+    *,
+    turn: str | None = None,
+    roll: int | None = None,
+    sixes: int = 0,
+    last_moved: Sequence[int] = (),
+    six_moved: Sequence[int] = (),
+    ranking: Sequence[str] = (),
+) -> State:
+    """A position set up by hand (for tests, puzzles and analysis), checked for sense.
+
+    `planes` maps each playing colour, in turn order, to its four progress values; `turn`
+    defaults to the first colour; `roll` set means the die already shows it. `sixes`,
+    `last_moved` and `six_moved` describe the current turn for the three-sixes rule."""
+    players = validate_players(list(planes))
+    rows = []
+    for colour in players:
+        row = tuple(planes[colour])
+        if len(row) != PLANES_PER_COLOUR or any(
+                isinstance(p, bool) or not isinstance(p, int) or not HANGAR <= p <= CENTRE for p in row):
+            raise GameSetupError(f"{colour}: four progress values -1..56 expected, got {list(row)}")
+        rows.append(row)
+    if turn is None:
+        turn = players[0]
+    if turn not in players:
+        raise GameSetupError(f"turn {turn!r} is not a playing colour")
+    for colour in ranking:
+        if colour not in players or rows[players.index(colour)] != _ALL_FINISHED:
+            raise GameSetupError(f"ranking: {colour!r} has not finished")
+    for colour, row in zip(players, rows):
+        if row == _ALL_FINISHED and colour not in ranking:
+            raise GameSetupError(f"{colour} has finished, so it must appear in the ranking")
+    if turn in ranking:
+        raise GameSetupError(f"turn: {turn} has already finished")
+    if roll is not None and roll not in DIE_FACES:
+        raise GameSetupError(f"roll {roll!r} is not a die value 1..6")
+    for name, planes_moved in (("last_moved", last_moved), ("six_moved", six_moved)):
+        if any(plane not in _PLANE_INDICES for plane in planes_moved):
+            raise GameSetupError(f"{name}: plane indices 0..3 expected, got {list(planes_moved)}")
+    if sixes < 0:
+        raise GameSetupError("sixes cannot be negative")
+    return State(rules, players, tuple(rows), players.index(turn), roll, sixes, tuple(last_moved),
+                 tuple(six_moved), tuple(ranking), False)
 
 
 # --------------------------------------------------------------------------- moves

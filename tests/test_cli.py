@@ -1,0 +1,198 @@
+"""The command-line contract of RECORD.md through the real `flyingchess` command."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from flyingchess import Rules
+
+
+def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "flyingchess", *args], input=stdin,
+                          capture_output=True, text=True, timeout=120)
+
+
+def record(**fields: Any) -> str:
+    data: dict[str, Any] = {"format": "flyingchess/1", "players": ["red", "blue"], "actions": []}
+    data.update(fields)
+    return json.dumps(data)
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess[str], prefix: str) -> None:
+    assert result.returncode == 2
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith(prefix), lines[0]
+    assert "Traceback" not in result.stderr
+
+
+INITIAL = {"players": ["red", "blue"], "turn": "red", "sixes": 0,
+           "planes": {"red": [-1] * 4, "blue": [-1] * 4}, "ranking": [], "winner": None,
+           "over": False}
+
+
+def test_replay_with_no_actions_prints_the_initial_state_and_trace_prints_nothing() -> None:
+    result = run("replay", "-", stdin=record())
+    assert result.returncode == 0 and json.loads(result.stdout) == INITIAL
+    traced = run("replay", "--trace", "-", stdin=record())
+    assert traced.returncode == 0 and traced.stdout == ""
+
+
+def test_replay_example_of_record_md() -> None:
+    actions = [{"roll": 6, "plane": 0}, {"roll": 3, "plane": 0}, {"roll": 2, "plane": None}]
+    result = run("replay", "--trace", "-", stdin=record(actions=actions))
+    states = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [s["planes"]["red"] for s in states] == [[0, -1, -1, -1], [3, -1, -1, -1], [3, -1, -1, -1]]
+    assert [s["turn"] for s in states] == ["red", "blue", "red"]
+    assert [s["sixes"] for s in states] == [1, 0, 0]
+
+
+@pytest.mark.parametrize("text, words", [
+    ("not json", "not valid JSON"),
+    ("[1, 2]", "object"),
+    (record(format="flyingchess/2"), "format"),
+    (json.dumps({"players": ["red", "blue"], "actions": []}), "format"),
+    (record(rules="classical"), "classical"),
+    (record(rules={"preset": "classic", "chains": "none"}), "chains"),
+    (record(rules={"preset": "classic", "chain": "twice"}), "twice"),
+    (record(rules={"preset": "classic", "launch": []}), "launch"),
+    (record(rules={"preset": "classic", "launch": [0, 6]}), "launch"),
+    (record(rules={"finish": "exact"}), "missing"),
+    (record(players=["red"]), "players"),
+    (record(players=["red", "yellow", "green", "blue"]), "clockwise"),
+    (record(players=["red", "purple"]), "purple"),
+    (record(players=["red", "red"]), "twice"),
+    (record(actions={"roll": 6}), "actions"),
+])
+def test_malformed_records_are_one_line_errors_with_nothing_on_stdout(text: str, words: str) -> None:
+    for args in (("replay", "-"), ("replay", "--trace", "-")):
+        result = run(*args, stdin=text)
+        assert_one_line_error(result, "record: ")
+        assert words in result.stderr
+        assert result.stdout == ""
+
+
+@pytest.mark.parametrize("action, words", [
+    ({"roll": 7, "plane": None}, "roll 7"),
+    ({"roll": 6.0, "plane": 0}, "roll 6.0"),
+    ({"roll": True, "plane": 0}, "roll true"),
+    ({"roll": 6, "plane": 4}, "plane 4"),
+    ({"roll": 6, "plane": True}, "plane true"),
+    ({"roll": 6, "plane": "0"}, "plane \"0\""),
+    ({"roll": 6}, "plane"),
+    ({"plane": None}, "roll"),
+    ([6, 0], "object"),
+    ({"roll": 6, "plane": None}, "cannot pass"),
+    ({"roll": 3, "plane": 1}, "hangar"),
+])
+def test_an_illegal_action_names_its_index(action: Any, words: str) -> None:
+    good = [{"roll": 6, "plane": 0}, {"roll": 2, "plane": 0}]
+    # red launches and moves 0 -> 2, which jumps to 6; then blue (all in the hangar) rolls 1
+    result = run("replay", "--trace", "-", stdin=record(actions=[*good, {"roll": 1, "plane": 1}, action]))
+    assert_one_line_error(result, "action 2: ")  # blue cannot move plane 1: it must pass
+    fine = run("replay", "--trace", "-", stdin=record(actions=[*good, {"roll": 1, "plane": None}, action]))
+    assert_one_line_error(fine, "action 3: ")
+    assert words in fine.stderr
+    assert len(fine.stdout.splitlines()) == 3
+
+
+def test_unknown_keys_are_kept_or_ignored() -> None:
+    text = record(actions=[{"roll": 6, "plane": 0, "note": "launch"}], date="2026-11-30", seed=3)
+    assert run("replay", "-", stdin=text).returncode == 0
+
+
+def test_missing_file_is_a_record_error(tmp_path: Path) -> None:
+    assert_one_line_error(run("replay", str(tmp_path / "nope.json")), "record: ")
+
+
+def test_choose_heuristic_prefers_a_capture() -> None:
+    # red plane 0 at 3 (ring cell 2); blue plane at 43 is ring cell (26 + 42) % 52 = 16.
+    # a 1 from red's 3 reaches 4, nothing; launching needs 6. Build it through a record:
+    actions = [{"roll": 6, "plane": 0}, {"roll": 3, "plane": 0}, {"roll": 6, "plane": 0},
+               {"roll": 6, "plane": 0}, {"roll": 5, "plane": 0}]
+    # red 0 -> 3; blue launches (6, extra), moves 6 -> to 6 which jumps to 10, then 5 -> 15.
+    text = record(actions=actions)
+    state = json.loads(run("replay", "-", stdin=text).stdout)
+    assert state["planes"] == {"red": [3, -1, -1, -1], "blue": [15, -1, -1, -1]}
+    # blue 15 is ring cell 26 + 14 = 40; red needs progress 41 to stand there: not reachable.
+    # With roll 6, red may launch (step 3) or move plane 0 3 -> 9 (step 4): launch wins.
+    assert run("choose", "--bot", "heuristic", "--roll", "6", "-", stdin=text).stdout.strip() == "1"
+    # With roll 3, plane 0 goes 3 -> 6, an own cell: it jumps to 10 (step 2).
+    assert run("choose", "--bot", "heuristic", "--roll", "3", "-", stdin=text).stdout.strip() == "0"
+    # With a 5 from an all-hangar position nothing moves.
+    assert run("choose", "--bot", "heuristic", "--roll", "5", "-", stdin=record()).stdout.strip() == "pass"
+
+
+@pytest.mark.parametrize("args, prefix", [
+    (("--bot", "heuristic", "--roll", "0"), "roll"),
+    (("--bot", "heuristic", "--roll", "7"), "roll"),
+    (("--bot", "heuristic", "--roll", "six"), "roll"),
+    (("--bot", "grandmaster", "--roll", "3"), "unknown bot"),
+])
+def test_choose_rejects_bad_arguments(args: tuple[str, ...], prefix: str) -> None:
+    result = run("choose", *args, "-", stdin=record())
+    assert_one_line_error(result, prefix)
+    assert result.stdout == ""
+
+
+def test_choose_rejects_a_record_that_does_not_replay_or_is_over() -> None:
+    bad = record(actions=[{"roll": 3, "plane": 0}])
+    assert_one_line_error(run("choose", "--bot", "heuristic", "--roll", "3", "-", stdin=bad), "action 0")
+    golden = (Path(__file__).parent / "records" / "classic-4p.json").read_text()
+    result = run("choose", "--bot", "random", "--roll", "3", "-", stdin=golden)
+    assert_one_line_error(result, "the game is over")
+
+
+def test_choose_random_is_reproducible_with_a_seed() -> None:
+    text = record(actions=[{"roll": 6, "plane": 0}, {"roll": 6, "plane": 1}])
+    # red launched two planes with two sixes; a 3 moves either of them
+    picks = {run("choose", "--bot", "random", "--seed", "5", "--roll", "3", "-", stdin=text).stdout
+             for _ in range(3)}
+    assert len(picks) == 1 and picks.pop().strip() in {"0", "1"}
+    # a third six forbids any move (classic: three_sixes last-moved)
+    third = run("choose", "--bot", "random", "--seed", "5", "--roll", "6", "-", stdin=text)
+    assert third.stdout.strip() == "pass"
+
+
+def test_demo_plays_a_whole_game_and_saves_a_replayable_record(tmp_path: Path) -> None:
+    saved = tmp_path / "game.json"
+    result = run("demo", "--seed", "4", "--rules", "traditional", "--save", str(saved))
+    assert result.returncode == 0, result.stderr
+    assert "game over" in result.stdout
+    final = json.loads(run("replay", str(saved)).stdout)
+    assert final["over"] is True
+    assert final["ranking"][0] in result.stdout.splitlines()[-2]
+
+
+def test_demo_rejects_bad_rules_and_bots() -> None:
+    assert_one_line_error(run("demo", "--rules", "fast"), "--rules")
+    assert_one_line_error(run("demo", "--bots", "heuristic,nobody"), "unknown bot")
+    assert_one_line_error(run("demo", "--players", "red,red"), "players")
+
+
+def test_bench_prints_figures_as_json() -> None:
+    result = run("bench", "--games", "20", "--json")
+    figures = json.loads(result.stdout)
+    assert figures["games"] == 20 and figures["games_per_second"] > 0
+
+
+def test_bots_lists_weakest_first() -> None:
+    listing = json.loads(run("bots", "--json").stdout)
+    assert [entry["name"] for entry in listing][:2] == ["random", "heuristic"]
+    assert [entry["level"] for entry in listing] == sorted(entry["level"] for entry in listing)
+
+
+def test_rules_prints_every_preset() -> None:
+    lines = run("rules").stdout.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["classic", "traditional", "house", "even"]
+    assert Rules.from_json(json.loads(lines[2].split(": ", 1)[1])) == Rules.preset("house")
+
+
+def test_unknown_command_is_one_line() -> None:
+    assert_one_line_error(run("fly"), "flyingchess: ")
