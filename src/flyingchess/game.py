@@ -227,11 +227,12 @@ def new_game(players: Sequence[str] | int = 2, rules: Rules = CLASSIC) -> State:
 
     `players` is a colour list in turn order, or a count (2: red and blue, 3: red,
     yellow and blue, 4: all)."""
-    if isinstance(players, int) and not isinstance(players, bool):
-        if players not in DEFAULT_PLAYERS:
+    if isinstance(players, int):
+        if isinstance(players, bool) or players not in DEFAULT_PLAYERS:
             raise GameSetupError(f"{players} players: 2, 3 or 4 colours play")
-        players = DEFAULT_PLAYERS[players]
-    colours = validate_players(players)
+        colours = DEFAULT_PLAYERS[players]
+    else:
+        colours = validate_players(players)
     if not isinstance(rules, Rules):
         raise TypeError("rules must be a Rules value (see Rules.preset)")
     planes = tuple((HANGAR,) * PLANES_PER_COLOUR for _ in colours)

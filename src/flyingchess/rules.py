@@ -6,7 +6,7 @@ overrides are checked option by option, so a bad name or value fails at construc
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Final, Mapping
 
 DIE_FACES: Final = frozenset(range(1, 7))
@@ -43,6 +43,7 @@ class Rules:
     flight_capture: bool
     stacking: str
     end: str
+    _hash: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in SET_OPTIONS:
@@ -64,7 +65,7 @@ class Rules:
 
     def __hash__(self) -> int:
         # Cached: the engine looks its move tables up by rules on every move.
-        return self._hash  # type: ignore[no-any-return]
+        return self._hash
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Rebuild through __init__ so another process (other string hashes) recomputes _hash.
@@ -154,7 +155,7 @@ def _die_set(name: str, value: Any) -> frozenset[int]:
     return frozenset(faces)
 
 
-OPTION_NAMES: Final = tuple(field.name for field in fields(Rules))
+OPTION_NAMES: Final = tuple(option.name for option in fields(Rules) if option.init)
 
 PRESETS: Final[dict[str, Rules]] = {
     "classic": Rules(

@@ -1,0 +1,137 @@
+"""The engine's public API: phases, errors that change nothing, events, setup checks."""
+
+from __future__ import annotations
+
+import pytest
+
+from flyingchess import (
+    GameSetupError, IllegalMoveError, Rules, apply, canonical_state, legal_moves, new_game, play,
+    roll, setup_position,
+)
+from flyingchess.events import (
+    EVENT_TYPES, Captured, ExtraRoll, Flew, GameOver, Jumped, Launched, Passed, PlaneFinished,
+    PlayerFinished, Rolled, Stepped, ThreeSixes, TurnPassed,
+)
+
+
+def test_phases_alternate_between_roll_and_move() -> None:
+    state = new_game(2)
+    assert state.phase == "roll" and state.colour == "red"
+    rolled, events = roll(state, 4)
+    assert rolled.phase == "move" and events == [Rolled("red", 4)]
+    with pytest.raises(IllegalMoveError, match="already rolled"):
+        roll(rolled, 3)
+    with pytest.raises(IllegalMoveError, match="roll the die"):
+        apply(state, None)
+    with pytest.raises(IllegalMoveError, match="no die"):
+        legal_moves(state)
+
+
+@pytest.mark.parametrize("value", [0, 7, -1, 2.5, True, "3", None])
+def test_roll_outside_the_die_is_rejected(value: object) -> None:
+    with pytest.raises(IllegalMoveError, match="1..6"):
+        roll(new_game(2), value)  # type: ignore[arg-type]
+
+
+def test_illegal_move_error_names_move_and_position_and_changes_nothing() -> None:
+    state = setup_position({"red": [54, -1, 56, 10], "blue": [-1] * 4}, roll=5)
+    before = canonical_state(state)
+    for plane, words in [(0, "overshoots"), (1, "hangar"), (2, "centre"), (4, "0..3"),
+                         (None, "cannot pass")]:
+        with pytest.raises(IllegalMoveError, match=words) as caught:
+            apply(state, plane)
+        assert isinstance(caught.value, ValueError)
+        assert "red to play with roll 5" in str(caught.value) or plane == 4
+    assert canonical_state(state) == before
+    assert legal_moves(state) == (3,)
+
+
+def test_game_over_refuses_everything() -> None:
+    state = setup_position({"red": [56, 56, 56, 55], "blue": [-1] * 4}, roll=1)
+    over, events = apply(state, 3)
+    assert over.over and over.phase == "over" and over.colour is None and over.winner == "red"
+    assert [type(e) for e in events][-3:] == [PlaneFinished, PlayerFinished, GameOver]
+    with pytest.raises(IllegalMoveError, match="over"):
+        roll(over, 3)
+    with pytest.raises(IllegalMoveError, match="over"):
+        apply(over, None)
+
+
+def test_a_move_reports_every_event_in_order() -> None:
+    # traditional: red 17 + 1 = 18 (pad): pad check, fly to 30 over blue's lane (blue 53
+    # is captured by the flight line), then jump 30 -> 34 (jump-fly-jump), and 34 holds a
+    # yellow plane: red 34 is ring cell 33, yellow progress (33 - 13) + 1 = 21.
+    # (yellow's other plane at 6 is ring cell 18, next to the pad's ring cell 17: safe)
+    state = setup_position({"red": [17, -1, -1, -1], "yellow": [21, 6, -1, -1],
+                            "blue": [53, -1, -1, -1], "green": [-1] * 4},
+                           Rules.preset("traditional"))
+    after, events = play(state, 1, 0)
+    assert events == [
+        Rolled("red", 1),
+        Stepped("red", (0,), 18),
+        Flew("red", (0,), 18, 30),
+        Captured("blue", (0,), 53, "red", "flight"),
+        Jumped("red", (0,), 30, 34),
+        Captured("yellow", (0,), 21, "red", "landing"),
+        TurnPassed("yellow"),
+    ]
+    assert canonical_state(after)["planes"] == {
+        "red": [34, -1, -1, -1], "yellow": [-1, 6, -1, -1], "blue": [-1] * 4, "green": [-1] * 4}
+    assert all(event.to_json()["type"] in EVENT_TYPES for event in events)
+    assert all(event.describe() for event in events)
+
+
+def test_launch_pass_extra_roll_and_three_sixes_events() -> None:
+    state = new_game(["red", "blue"])
+    state, events = play(state, 6, 2)
+    assert events == [Rolled("red", 6), Launched("red", 2), ExtraRoll("red")]
+    state, events = play(state, 6, 2)
+    assert events[-1] == ExtraRoll("red") and state.sixes == 2
+    state, events = play(state, 6, None)
+    assert events == [Rolled("red", 6), ThreeSixes("red", (2,)), TurnPassed("blue")]
+    state, events = play(state, 1, None)
+    assert events == [Rolled("blue", 1), Passed("blue"), TurnPassed("red")]
+
+
+@pytest.mark.parametrize("planes, words", [
+    ({"red": [-1] * 4}, "2, 3 or 4"),
+    ({"red": [-1] * 4, "blue": [-1] * 3}, "four progress"),
+    ({"red": [-1] * 4, "blue": [-1, -1, -1, 57]}, "four progress"),
+    ({"red": [-1] * 4, "blue": [-1, -1, -1, -2]}, "four progress"),
+    ({"red": [-1] * 4, "pink": [-1] * 4}, "pink"),
+    ({"red": [-1] * 4, "yellow": [-1] * 4, "green": [-1] * 4, "blue": [-1] * 4}, "clockwise"),
+])
+def test_setup_position_rejects_nonsense(planes: dict[str, list[int]], words: str) -> None:
+    with pytest.raises(GameSetupError, match=words):
+        setup_position(planes)
+
+
+def test_setup_position_checks_turn_roll_and_ranking() -> None:
+    planes = {"red": [56] * 4, "blue": [-1] * 4, "green": [-1] * 4}
+    with pytest.raises(GameSetupError, match="ranking"):
+        setup_position(planes)
+    with pytest.raises(GameSetupError, match="finished"):
+        setup_position(planes, ranking=["red"], turn="red")
+    with pytest.raises(GameSetupError, match="roll"):
+        setup_position(planes, ranking=["red"], turn="blue", roll=7)
+    with pytest.raises(GameSetupError, match="turn"):
+        setup_position(planes, ranking=["red"], turn="yellow")
+    state = setup_position(planes, Rules.preset("traditional"), ranking=["red"], turn="blue")
+    assert state.colour == "blue"
+
+
+def test_new_game_by_count_uses_the_default_colours() -> None:
+    assert new_game(2).players == ("red", "blue")
+    assert new_game(3).players == ("red", "yellow", "blue")
+    assert new_game(4).players == ("red", "yellow", "blue", "green")
+    for bad in (1, 5, True):
+        with pytest.raises(GameSetupError):
+            new_game(bad)
+
+
+def test_states_are_immutable_values() -> None:
+    a = new_game(2)
+    b = new_game(2)
+    assert a == b and hash(a) == hash(b)
+    with pytest.raises(AttributeError):
+        a.turn = 1  # type: ignore[misc]
