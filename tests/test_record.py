@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from flyingchess import Record, Rules, new_game, play
 from flyingchess.record import (
-    ActionError, RecordError, canonical_state, loads_record, parse_action, state_from_json,
+    ActionError, RecordError, canonical_state, loads_record, parse_action, parse_record,
+    state_from_json,
     state_to_json,
 )
 
@@ -72,3 +75,33 @@ def test_not_json_is_a_record_error() -> None:
     for text in ["", "{", "[]", "null", '"flyingchess/1"', b"\xff\xfe"]:
         with pytest.raises(RecordError):
             loads_record(text)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 9) | st.floats(allow_nan=False) | st.text(max_size=8)
+    | st.sampled_from(["red", "blue", "yellow", "green", "classic", "house", "flyingchess/1",
+                       "preset", "launch", "none", "bounce"]),
+    lambda children: st.lists(children, max_size=4)
+    | st.dictionaries(st.sampled_from(["format", "rules", "players", "actions", "roll", "plane",
+                                       "preset", "launch", "chain", "finish", "x"]), children,
+                      max_size=5),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.fixed_dictionaries({"format": st.just("flyingchess/1")}, optional={
+    "rules": json_values, "players": json_values | st.just(["red", "blue"]),
+    "actions": st.lists(json_values | st.fixed_dictionaries({"roll": json_values, "plane": json_values}),
+                        max_size=5)}) | json_values)
+def test_any_json_is_either_replayed_or_refused_cleanly(data: object) -> None:
+    """Whatever JSON arrives, the only errors are RecordError and ActionError."""
+    try:
+        record = parse_record(data)
+    except RecordError:
+        return
+    try:
+        for _ in record.replay():
+            pass
+    except ActionError:
+        pass

@@ -204,7 +204,7 @@ def validate_players(players: Sequence[str]) -> tuple[str, ...]:
         raise GameSetupError("players must be a list of colours")
     players = tuple(players)
     for colour in players:
-        if colour not in SEAT:
+        if not isinstance(colour, str) or colour not in SEAT:
             raise GameSetupError(f"unknown colour {colour!r} (expected {', '.join(COLOURS)})")
     if len(set(players)) != len(players):
         raise GameSetupError(f"players {list(players)}: a colour appears twice")
