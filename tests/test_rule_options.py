@@ -621,7 +621,7 @@ CHAIN_CASES = [
 ]
 
 
-@pytest.mark.parametrize("chain_index,chain", enumerate(["none", "jump-fly", "jump-fly-jump"]))
+@pytest.mark.parametrize("chain_index,chain", list(enumerate(["none", "jump-fly", "jump-fly-jump"])))
 @pytest.mark.parametrize("start,value,e_none,e_jf,e_jfj", CHAIN_CASES)
 def test_chain_end_positions(chain_index, chain, start, value, e_none, e_jf, e_jfj):
     expected = (e_none, e_jf, e_jfj)[chain_index]
