@@ -11,6 +11,7 @@ import json
 import random
 import sys
 import time
+from pathlib import Path
 from typing import Any, Callable, NoReturn, Sequence, TextIO
 
 from . import __version__
@@ -211,10 +212,30 @@ def command_rules(args: argparse.Namespace) -> int:
     return 0
 
 
+def command_play(args: argparse.Namespace) -> int:
+    try:
+        from .server.run import serve
+    except ImportError as error:
+        raise CommandError(
+            f"the web app needs its extra packages ({error.name} is missing): "
+            "pip install 'flyingchess[web]'") from None
+    if not 0 <= args.port <= 65535:
+        raise CommandError(f"--port {args.port} is not a port number")
+    return serve(args.host, args.port, args.data, open_browser=not args.no_browser)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="flyingchess", description="Aeroplane Chess (Flying Chess, 飞行棋).")
     parser.add_argument("--version", action="version", version=f"flyingchess {__version__}")
     commands = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
+
+    play = commands.add_parser("play", help="play in the browser (starts a local server)")
+    play.add_argument("--port", type=int, default=0, help="port to listen on (default: a free one)")
+    play.add_argument("--host", default="127.0.0.1", help=argparse.SUPPRESS)
+    play.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    play.add_argument("--data", type=Path, default=None,
+                      help="folder for the games database (default: your user data folder)")
+    play.set_defaults(handler=command_play)
 
     demo = commands.add_parser("demo", help="watch bots play a full game in the terminal")
     demo.add_argument("--bots", default="heuristic,random,heuristic,random",

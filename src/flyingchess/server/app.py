@@ -1,0 +1,210 @@
+"""The ASGI app: the page, the JSON API and one WebSocket per game (docs/protocol.md).
+
+Handlers only translate between HTTP/WebSocket and rooms; every rule question goes to
+the engine through `rooms.py`, and every failure becomes a typed JSON error.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from .. import __version__
+from ..board import COLOURS
+from ..bots import BOTS, bot_names
+from ..game import GameSetupError, validate_players
+from ..layout import board_layout
+from ..record import ActionError, RecordError, parse_record
+from ..rules import CHOICES, OPTION_NAMES, PRESETS, SET_OPTIONS, Rules, RulesError
+from .protocol import MAX_MESSAGE_BYTES, Move, ProtocolError, Roll, Speed, Sync, parse_message
+from .rooms import Rooms
+from .store import Store
+
+WEB = Path(__file__).resolve().parent.parent / "web"
+MAX_RECORD_BYTES = 5_000_000
+
+
+def _error(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+def _options() -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for name in OPTION_NAMES:
+        if name in SET_OPTIONS:
+            options[name] = {"kind": "set", "values": [1, 2, 3, 4, 5, 6]}
+        elif name in CHOICES:
+            options[name] = {"kind": "choice", "values": list(CHOICES[name])}
+        else:
+            options[name] = {"kind": "bool", "values": [True, False]}
+    return options
+
+
+def _meta() -> dict[str, Any]:
+    return {
+        "version": __version__,
+        "bots": [{"name": name, "level": BOTS[name].level, "description": BOTS[name].description}
+                 for name in bot_names()],
+        "presets": {name: rules.to_json() for name, rules in PRESETS.items()},
+        "options": _options(),
+        "colours": list(COLOURS),
+        "layout": board_layout(),
+    }
+
+
+async def _json_body(request: Request, limit: int = 64_000) -> Any:
+    body = await request.body()
+    if len(body) > limit:
+        raise ProtocolError("bad-request", f"request larger than {limit} bytes")
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError):
+        raise ProtocolError("bad-request", "request body is not valid JSON") from None
+
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.Random) -> Starlette:
+    """The app over one store. Tests pass a seeded `dice_factory`; players get fresh dice."""
+    rooms = Rooms(store, dice_factory)
+    meta = _meta()
+
+    def guarded(handler: Handler) -> Handler:
+        async def run(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except ProtocolError as error:
+                status = 404 if error.code == "unknown-game" else 400
+                return _error(status, error.code, error.message)
+        return run
+
+    async def index(request: Request) -> Response:
+        return FileResponse(WEB / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def get_meta(request: Request) -> Response:
+        return JSONResponse(meta)
+
+    async def list_games(request: Request) -> Response:
+        games = []
+        for summary in store.summaries():
+            rules = summary.pop("rules")
+            try:
+                summary["rules_name"] = Rules.from_json(rules).preset_name()
+            except RulesError:
+                summary["rules_name"] = None
+            games.append(summary)
+        return JSONResponse({"games": games})
+
+    async def create_game(request: Request) -> Response:
+        body = await _json_body(request)
+        if not isinstance(body, dict):
+            raise ProtocolError("bad-request", "expected a JSON object")
+        try:
+            rules = Rules.from_json(body.get("rules", "classic"))
+            players = validate_players(body.get("players", ["red", "blue"]))
+        except (RulesError, GameSetupError) as error:
+            raise ProtocolError("bad-request", str(error)) from None
+        room = rooms.create(rules, players, body.get("seats"))
+        return JSONResponse({"id": room.id, "game": room.snapshot()})
+
+    async def get_game(request: Request) -> Response:
+        room = rooms.get(request.path_params["game_id"])
+        return JSONResponse({"game": room.snapshot()})
+
+    async def get_record(request: Request) -> Response:
+        room = rooms.get(request.path_params["game_id"])
+        return Response(room.record().dumps() + "\n", media_type="application/json", headers={
+            "Content-Disposition": f'attachment; filename="flyingchess-{room.id}.json"'})
+
+    async def get_replay(request: Request) -> Response:
+        return JSONResponse(rooms.get(request.path_params["game_id"]).replay())
+
+    async def rematch(request: Request) -> Response:
+        old = rooms.get(request.path_params["game_id"])
+        room = rooms.create(old.rules, old.players, old.seats)
+        return JSONResponse({"id": room.id, "game": room.snapshot()})
+
+    async def import_record(request: Request) -> Response:
+        body = await request.body()
+        if len(body) > MAX_RECORD_BYTES:
+            return _error(400, "bad-record", "the record file is too large")
+        try:
+            record = parse_record(json.loads(body))
+            room = rooms.import_record(record)
+        except (ValueError, RecursionError) as error:
+            if isinstance(error, (RecordError, ActionError)):
+                message = str(error)
+            else:
+                message = "the file is not a JSON game record"
+            return _error(400, "bad-record", message)
+        return JSONResponse({"id": room.id, "game": room.snapshot()})
+
+    async def delete_game(request: Request) -> Response:
+        if not rooms.forget(request.path_params["game_id"]):
+            raise ProtocolError("unknown-game", "no game with that id")
+        return JSONResponse({"deleted": True})
+
+    async def game_socket(websocket: WebSocket) -> None:
+        await websocket.accept()
+        try:
+            room = rooms.get(websocket.path_params["game_id"])
+        except ProtocolError as error:
+            await websocket.send_json(error.to_json())
+            await websocket.close(code=4404)
+            return
+        room.watchers.add(websocket)
+        try:
+            await websocket.send_json({"type": "snapshot", "game": room.snapshot()})
+            room.wake_bots()
+            while True:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                text = message.get("text")
+                if text is None:
+                    text = (message.get("bytes") or b"")[:MAX_MESSAGE_BYTES + 1].decode(
+                        "utf-8", "replace")
+                try:
+                    request = parse_message(text)
+                    if isinstance(request, Roll):
+                        await room.human_roll()
+                    elif isinstance(request, Move):
+                        await room.human_move(request.plane)
+                    elif isinstance(request, Speed):
+                        await room.set_speed(request.speed)
+                    elif isinstance(request, Sync):
+                        await websocket.send_json({"type": "snapshot", "game": room.snapshot()})
+                except ProtocolError as error:
+                    await websocket.send_json(error.to_json())
+        except WebSocketDisconnect:
+            pass
+        finally:
+            room.watchers.discard(websocket)
+
+    routes = [
+        Route("/", index),
+        Route("/api/meta", guarded(get_meta)),
+        Route("/api/games", guarded(list_games), methods=["GET"]),
+        Route("/api/games", guarded(create_game), methods=["POST"]),
+        Route("/api/games/{game_id}", guarded(get_game), methods=["GET"]),
+        Route("/api/games/{game_id}", guarded(delete_game), methods=["DELETE"]),
+        Route("/api/games/{game_id}/record", guarded(get_record)),
+        Route("/api/games/{game_id}/replay", guarded(get_replay)),
+        Route("/api/games/{game_id}/rematch", guarded(rematch), methods=["POST"]),
+        Route("/api/records", guarded(import_record), methods=["POST"]),
+        WebSocketRoute("/ws/{game_id}", game_socket),
+        Mount("/static", StaticFiles(directory=WEB), name="static"),
+    ]
+    app = Starlette(routes=routes)
+    app.state.rooms = rooms
+    return app

@@ -1,0 +1,129 @@
+"""The messages pages send and what is checked before any of them reaches a game.
+
+Every incoming message is parsed here into a small typed value or refused with a
+`ProtocolError` whose `code` the page can act on (docs/protocol.md lists them).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Final, Mapping
+
+from ..board import COLOURS, PLANES_PER_COLOUR
+from ..bots import BOTS
+
+MAX_MESSAGE_BYTES: Final = 4096
+SPEEDS: Final = ("slow", "normal", "fast", "instant")
+
+
+class ProtocolError(Exception):
+    """A request refused before it changed anything; `code` names the kind of refusal."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "error", "code": self.code, "message": self.message}
+
+
+@dataclass(frozen=True)
+class Roll:
+    pass
+
+
+@dataclass(frozen=True)
+class Move:
+    plane: int
+
+
+@dataclass(frozen=True)
+class Speed:
+    speed: str
+
+
+@dataclass(frozen=True)
+class Sync:
+    pass
+
+
+Message = Roll | Move | Speed | Sync
+
+
+def _expect_only(data: Mapping[str, Any], allowed: set[str]) -> None:
+    extra = sorted(set(data) - allowed - {"type"})
+    if extra:
+        raise ProtocolError("bad-message", f"unexpected field {extra[0]!r}")
+
+
+def _roll(data: Mapping[str, Any]) -> Message:
+    _expect_only(data, set())
+    return Roll()
+
+
+def _move(data: Mapping[str, Any]) -> Message:
+    _expect_only(data, {"plane"})
+    plane = data.get("plane")
+    if isinstance(plane, bool) or not isinstance(plane, int) or not 0 <= plane < PLANES_PER_COLOUR:
+        raise ProtocolError("bad-message", f"plane must be an integer 0..3, not {json.dumps(plane)}")
+    return Move(plane)
+
+
+def _speed(data: Mapping[str, Any]) -> Message:
+    _expect_only(data, {"speed"})
+    speed = data.get("speed")
+    if speed not in SPEEDS:
+        raise ProtocolError("bad-message", f"speed must be one of {', '.join(SPEEDS)}")
+    return Speed(speed)
+
+
+def _sync(data: Mapping[str, Any]) -> Message:
+    _expect_only(data, set())
+    return Sync()
+
+
+PARSERS: Final = {"roll": _roll, "move": _move, "speed": _speed, "sync": _sync}
+
+
+def parse_message(text: str | bytes) -> Message:
+    """A page's WebSocket message, checked for size, JSON, type and field values."""
+    if len(text) > MAX_MESSAGE_BYTES:
+        raise ProtocolError("bad-message", f"message larger than {MAX_MESSAGE_BYTES} bytes")
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        raise ProtocolError("bad-json", "message is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise ProtocolError("bad-message", "message must be a JSON object")
+    kind = data.get("type")
+    parser = PARSERS.get(kind) if isinstance(kind, str) else None
+    if parser is None:
+        raise ProtocolError("bad-message", f"unknown message type {json.dumps(kind)}")
+    return parser(data)
+
+
+def parse_seats(players: tuple[str, ...], seats: Any) -> dict[str, dict[str, str]]:
+    """Seats for a new game: each colour human, or a registered bot."""
+    if seats is None:
+        return {colour: {"kind": "human"} for colour in players}
+    if not isinstance(seats, dict):
+        raise ProtocolError("bad-request", "seats must be an object by colour")
+    out: dict[str, dict[str, str]] = {}
+    for colour in players:
+        seat = seats.get(colour, {"kind": "human"})
+        if not isinstance(seat, dict) or seat.get("kind") not in ("human", "bot"):
+            raise ProtocolError("bad-request", f"seat {colour}: kind must be human or bot")
+        if seat["kind"] == "bot":
+            if seat.get("bot") not in BOTS:
+                raise ProtocolError("bad-request",
+                                    f"seat {colour}: unknown bot {json.dumps(seat.get('bot'))}")
+            out[colour] = {"kind": "bot", "bot": str(seat["bot"])}
+        else:
+            out[colour] = {"kind": "human"}
+    unknown = [colour for colour in seats if colour not in players]
+    if unknown:
+        raise ProtocolError("bad-request", f"seat {str(unknown[0])[:20]!r} is not a playing colour"
+                            if unknown[0] in COLOURS else "seats name an unknown colour")
+    return out

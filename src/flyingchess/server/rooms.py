@@ -1,0 +1,284 @@
+"""Rooms: one game each, with its seats, the pages watching it, and its bots.
+
+A room is the server's authority over one game. Every request goes through the engine,
+every change is committed to the store before it is broadcast, and bots play their
+seats by themselves while anyone is watching. Rooms are loaded from the store on first
+use, so a restarted server carries on exactly where the last one stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import random
+import secrets
+import zlib
+from typing import Any, Callable, Final, Protocol
+
+from ..bots import Bot, make_bot
+from ..events import Captured, Event, Flew, Jumped, Bounced
+from ..game import IllegalMoveError, State, apply, carried_planes, legal_moves, new_game, roll
+from ..record import Record, canonical_state, parse_action, rules_to_json
+from ..rules import Rules
+from .protocol import ProtocolError, parse_seats
+from .store import Store, StoredGame
+
+BOT_DELAY: Final = {"slow": 1.6, "normal": 0.9, "fast": 0.35, "instant": 0.0}
+"""Seconds a bot waits before each roll, by the room's speed."""
+
+
+class Watcher(Protocol):
+    """A page watching a room (a WebSocket in the app; anything with send_json in tests)."""
+
+    async def send_json(self, data: Any) -> None: ...
+
+
+def _iso(timestamp: float) -> str:
+    return datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc).strftime(
+        "%Y-%m-%dT%H:%M:%SZ")
+
+
+def describe_move(state: State, plane: int) -> dict[str, Any]:
+    """What a legal move does, from the engine's own events (the page's hover preview)."""
+    after, events = apply(state, plane)
+    planes = carried_planes(state, plane)
+    start = state.planes[state.turn][plane]
+    return {
+        "plane": plane,
+        "planes": list(planes),
+        "from": start,
+        "to": after.planes[state.turn][plane],
+        "launch": start == -1,
+        "jump": any(isinstance(e, Jumped) for e in events),
+        "flight": any(isinstance(e, Flew) for e in events),
+        "bounce": any(isinstance(e, Bounced) for e in events),
+        "captures": [{"colour": e.colour, "planes": list(e.planes), "progress": e.progress,
+                      "cause": e.cause} for e in events if isinstance(e, Captured)],
+        "events": [e.to_json() for e in events],
+    }
+
+
+class Room:
+    def __init__(self, store: Store, stored: StoredGame, dice: random.Random) -> None:
+        self.store = store
+        self.id = stored.id
+        self.created = stored.created
+        self.updated = stored.updated
+        self.rules = Rules.from_json(stored.rules)
+        self.players = tuple(stored.players)
+        self.seats: dict[str, dict[str, str]] = stored.seats
+        self.extra = stored.extra
+        self.speed = stored.speed
+        self.actions: list[tuple[int, int | None]] = list(stored.actions)
+        state = new_game(self.players, self.rules)
+        for value, plane in self.actions:
+            state, _ = roll(state, value)
+            state, _ = apply(state, plane)
+        if stored.pending_roll is not None and not state.over:
+            state, _ = roll(state, stored.pending_roll)
+        self.state = state
+        self.dice = dice
+        self.bots: dict[str, Bot] = {}
+        self.watchers: set[Watcher] = set()
+        self.lock = asyncio.Lock()
+        self.bot_task: asyncio.Task[None] | None = None
+
+    # ---------------------------------------------------------------- views
+
+    def seat_to_move(self) -> dict[str, str] | None:
+        colour = self.state.colour
+        return None if colour is None else self.seats[colour]
+
+    def snapshot(self) -> dict[str, Any]:
+        state = self.state
+        moves = []
+        if state.phase == "move":
+            moves = [describe_move(state, plane) for plane in legal_moves(state)]
+        return {
+            "id": self.id,
+            "created": _iso(self.created),
+            "updated": _iso(self.updated),
+            "rules": self.rules.to_json(),
+            "rules_name": self.rules.preset_name(),
+            "players": list(self.players),
+            "seats": self.seats,
+            "state": canonical_state(state),
+            "phase": state.phase,
+            "roll": state.roll,
+            "moves": moves,
+            "actions": len(self.actions),
+            "speed": self.speed,
+        }
+
+    def record(self) -> Record:
+        record = Record(self.rules, self.players, [], rules_to_json(self.rules),
+                        dict(self.extra, seats=self.seats, id=self.id))
+        for value, plane in self.actions:
+            record.add(value, plane)
+        return record
+
+    def replay(self) -> dict[str, Any]:
+        state = new_game(self.players, self.rules)
+        initial = canonical_state(state)
+        steps = []
+        for value, plane in self.actions:
+            state, events = roll(state, value)
+            state, more = apply(state, plane)
+            steps.append({"roll": value, "plane": plane,
+                          "events": [e.to_json() for e in events + more],
+                          "state": canonical_state(state)})
+        return {"game": self.snapshot(), "initial": initial, "steps": steps}
+
+    # ---------------------------------------------------------------- changes
+
+    async def human_roll(self) -> None:
+        async with self.lock:
+            self._check_human_turn("roll")
+            value = self.dice.randint(1, 6)
+            rolled, events = roll(self.state, value)
+            if legal_moves(rolled):
+                self.store.set_pending_roll(self.id, value)
+                self.state = rolled
+            else:
+                events += self._commit(rolled, value, None)
+            await self._broadcast(events)
+        self.wake_bots()
+
+    async def human_move(self, plane: int) -> None:
+        async with self.lock:
+            self._check_human_turn("move")
+            assert self.state.roll is not None
+            value = self.state.roll
+            try:
+                events = self._commit(self.state, value, plane)
+            except IllegalMoveError as error:
+                raise ProtocolError("illegal-move", str(error)) from None
+            await self._broadcast(events)
+        self.wake_bots()
+
+    async def set_speed(self, speed: str) -> None:
+        async with self.lock:
+            self.speed = speed
+            self.store.set_speed(self.id, speed)
+            await self._broadcast([])
+        self.wake_bots()
+
+    def _check_human_turn(self, phase: str) -> None:
+        if self.state.over:
+            raise ProtocolError("game-over", "the game is over")
+        seat = self.seat_to_move()
+        if seat is None or seat["kind"] != "human":
+            raise ProtocolError("not-your-turn", f"{self.state.colour} is played by a bot")
+        if self.state.phase != phase:
+            wanted = "choose a plane" if self.state.phase == "move" else "roll the die"
+            raise ProtocolError("wrong-phase", f"{self.state.colour} must {wanted} first")
+
+    def _commit(self, rolled: State, value: int, plane: int | None) -> list[Event]:
+        """Apply, store, then adopt the new state (the store write comes before any message)."""
+        after, events = apply(rolled, plane)
+        seq = len(self.actions)
+        self.store.append_action(self.id, seq, value, plane, after.over, after.winner,
+                                 list(after.ranking))
+        self.actions.append((value, plane))
+        self.state = after
+        return events
+
+    async def _broadcast(self, events: list[Event]) -> None:
+        message = {"type": "update", "events": [e.to_json() for e in events],
+                   "game": self.snapshot()}
+        for watcher in list(self.watchers):
+            try:
+                await watcher.send_json(message)
+            except Exception:  # a page that went away: forget it, never stop the game
+                self.watchers.discard(watcher)
+
+    # ---------------------------------------------------------------- bots
+
+    def _bot_for(self, colour: str) -> Bot:
+        if colour not in self.bots:
+            seed = zlib.crc32(f"{self.id}:{colour}".encode())
+            self.bots[colour] = make_bot(self.seats[colour]["bot"], seed)
+        return self.bots[colour]
+
+    def wake_bots(self) -> None:
+        """Let the bots play while a page watches and a bot is to move."""
+        if self.bot_task is None or self.bot_task.done():
+            self.bot_task = asyncio.get_running_loop().create_task(self._run_bots())
+
+    def _bot_to_move(self) -> bool:
+        seat = self.seat_to_move()
+        return bool(self.watchers) and seat is not None and seat["kind"] == "bot"
+
+    async def _run_bots(self) -> None:
+        while self._bot_to_move():
+            delay = BOT_DELAY[self.speed]
+            await asyncio.sleep(delay)
+            async with self.lock:
+                if not self._bot_to_move():
+                    return
+                colour = self.state.colour
+                assert colour is not None
+                events: list[Event] = []
+                rolled = self.state
+                if rolled.roll is None:
+                    rolled, events = roll(rolled, self.dice.randint(1, 6))
+                assert rolled.roll is not None
+                plane = self._bot_for(colour).choose(rolled)
+                events += self._commit(rolled, rolled.roll, plane)
+                await self._broadcast(events)
+
+
+class Rooms:
+    """Every room, loaded from the store when first asked for."""
+
+    def __init__(self, store: Store, dice_factory: Callable[[], random.Random] = random.Random) -> None:
+        self.store = store
+        self.dice_factory = dice_factory
+        self.rooms: dict[str, Room] = {}
+
+    def get(self, game_id: str) -> Room:
+        room = self.rooms.get(game_id)
+        if room is None:
+            stored = self.store.load(game_id) if _plausible_id(game_id) else None
+            if stored is None:
+                raise ProtocolError("unknown-game", "no game with that id")
+            room = self.rooms[game_id] = Room(self.store, stored, self.dice_factory())
+        return room
+
+    def create(self, rules: Rules, players: tuple[str, ...], seats: Any,
+               actions: list[tuple[int, int | None]] | None = None,
+               extra: dict[str, Any] | None = None) -> Room:
+        checked = parse_seats(players, seats)
+        actions = actions or []
+        state = new_game(players, rules)
+        for value, plane in actions:
+            state, _ = roll(state, value)
+            state, _ = apply(state, plane)
+        game_id = secrets.token_urlsafe(9)
+        self.store.create(game_id, rules.to_json(), list(players), checked, extra or {}, actions,
+                          state.over, state.winner, list(state.ranking))
+        return self.get(game_id)
+
+    def import_record(self, record: Record) -> Room:
+        """A loaded record becomes a stored game that continues from its end."""
+        actions = []
+        for index, action in enumerate(record.actions):
+            actions.append(parse_action(index, action))
+        list(record.replay())  # raises ActionError for an illegal action
+        seats = record.extra.get("seats")
+        try:
+            checked = parse_seats(record.players, seats)
+        except ProtocolError:
+            checked = parse_seats(record.players, None)
+        extra = {k: v for k, v in record.extra.items() if k not in ("seats", "id")}
+        return self.create(record.rules, record.players, checked, actions, extra)
+
+    def forget(self, game_id: str) -> bool:
+        room = self.rooms.pop(game_id, None)
+        if room is not None and room.bot_task is not None:
+            room.bot_task.cancel()
+        return self.store.delete(game_id) if _plausible_id(game_id) else False
+
+
+def _plausible_id(game_id: str) -> bool:
+    return 0 < len(game_id) <= 64 and all(c.isalnum() or c in "-_" for c in game_id)

@@ -1,0 +1,52 @@
+"""Start the web app: open the store, bind a port, print the address, open a browser."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import threading
+import webbrowser
+from pathlib import Path
+
+import platformdirs
+import uvicorn
+
+from .app import create_app
+from .store import Store, StoreError
+
+
+def default_data_dir() -> Path:
+    return Path(platformdirs.user_data_dir("flyingchess", appauthor=False))
+
+
+def serve(host: str, port: int, data: Path | None, open_browser: bool) -> int:
+    """Run until interrupted. Returns the exit status (2 when the store or port fails)."""
+    folder = data if data is not None else default_data_dir()
+    try:
+        store = Store(folder / "games.sqlite3")
+    except StoreError as error:
+        print(f"flyingchess: {error}", file=sys.stderr)
+        return 2
+    try:
+        sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError as error:
+        print(f"flyingchess: cannot listen on {host}:{port}: {error.strerror}", file=sys.stderr)
+        return 2
+    bound = sock.getsockname()[1]
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    address = f"http://{shown}:{bound}/"
+    print(f"flyingchess is running at {address}  (games are saved in {folder}; Ctrl+C stops)",
+          flush=True)
+    config = uvicorn.Config(create_app(store), log_level=os.environ.get("FLYINGCHESS_LOG", "warning"),
+                            ws="websockets-sansio")
+    server = uvicorn.Server(config)
+    if open_browser:
+        threading.Timer(0.6, webbrowser.open, args=(address,)).start()
+    try:
+        server.run(sockets=[sock])
+    finally:
+        store.close()
+    return 0
