@@ -32,6 +32,7 @@ def serve(host: str, port: int, data: Path | None, open_browser: bool) -> int:
         sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
+        sock.listen(128)  # connections wait in the backlog until uvicorn has started
     except OSError as error:
         print(f"flyingchess: cannot listen on {host}:{port}: {error.strerror}", file=sys.stderr)
         return 2

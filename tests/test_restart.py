@@ -1,0 +1,135 @@
+"""A real `flyingchess play` server killed with SIGKILL mid-game and started again loses nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+from websockets.sync.client import connect
+
+from flyingchess import canonical_state
+from flyingchess.record import loads_record
+
+
+class Server:
+    def __init__(self, data: Path) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "flyingchess", "play", "--no-browser", "--data", str(data)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        assert "running at http://127.0.0.1:" in line, line + self.process.stderr.read()
+        self.url = line.split("running at ")[1].split()[0].rstrip("/")
+
+    def api(self, path: str, body: Any = None) -> Any:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.url + path, data=data,
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.loads(response.read())
+
+    def socket(self, game_id: str) -> Any:
+        return connect(self.url.replace("http", "ws") + f"/ws/{game_id}", open_timeout=10)
+
+    def kill(self) -> None:
+        os.kill(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+
+@pytest.fixture()
+def servers(tmp_path: Path) -> Iterator[list[Server]]:
+    started: list[Server] = []
+    yield started
+    for server in started:
+        server.stop()
+
+
+def next_game(socket: Any) -> dict[str, Any]:
+    """The snapshot of the next snapshot or update message (an error fails the test)."""
+    message: dict[str, Any] = json.loads(socket.recv(timeout=10))
+    assert message["type"] in ("snapshot", "update"), message
+    game: dict[str, Any] = message["game"]
+    return game
+
+
+def until_red_acts(socket: Any, game: dict[str, Any]) -> dict[str, Any]:
+    while game["state"]["turn"] != "red":
+        assert game["phase"] != "over"
+        game = next_game(socket)
+    return game
+
+
+def test_sigkill_with_a_roll_pending_and_during_bot_play(tmp_path: Path, servers: list[Server]) -> None:
+    first = Server(tmp_path)
+    servers.append(first)
+    created = first.api("/api/games", {"players": ["red", "yellow", "blue", "green"], "rules": "traditional",
+                                       "seats": {"red": {"kind": "human"},
+                                                 "yellow": {"kind": "bot", "bot": "heuristic"},
+                                                 "blue": {"kind": "bot", "bot": "random"},
+                                                 "green": {"kind": "bot", "bot": "heuristic"}}})
+    game_id = created["id"]
+    with first.socket(game_id) as socket:
+        next_game(socket)
+        socket.send(json.dumps({"type": "speed", "speed": "instant"}))
+        game = next_game(socket)
+        # play until red (the human) has rolled a die it must move with
+        while True:
+            game = until_red_acts(socket, game)
+            if game["phase"] == "move":
+                break
+            socket.send(json.dumps({"type": "roll"}))
+            game = next_game(socket)
+        pending = game
+    first.kill()
+
+    second = Server(tmp_path)
+    servers.append(second)
+    restored = second.api(f"/api/games/{game_id}")["game"]
+    assert {k: restored[k] for k in ("state", "phase", "roll", "moves", "actions")} == \
+        {k: pending[k] for k in ("state", "phase", "roll", "moves", "actions")}
+
+    # continue: move, then let the bots run and kill the server while they play
+    with second.socket(game_id) as socket:
+        next_game(socket)
+        socket.send(json.dumps({"type": "move", "plane": pending["moves"][0]["plane"]}))
+        last = next_game(socket)
+        assert last["actions"] == pending["actions"] + 1
+        for _ in range(12):
+            if last["phase"] == "over":
+                break
+            last = until_red_acts(socket, last)
+            if last["phase"] == "roll":
+                socket.send(json.dumps({"type": "roll"}))
+            else:
+                socket.send(json.dumps({"type": "move", "plane": last["moves"][0]["plane"]}))
+            last = next_game(socket)
+        # bots are playing at full speed now: kill the server in the middle of it
+        for _ in range(3):
+            if last["state"]["turn"] == "red" or last["phase"] == "over":
+                break
+            last = next_game(socket)
+        second.kill()
+
+    third = Server(tmp_path)
+    servers.append(third)
+    record = loads_record(json.dumps(third.api(f"/api/games/{game_id}/record")))
+    # every action the page was told about was stored first
+    assert len(record.actions) >= last["actions"]
+    state = record.start()
+    for index, state in enumerate(record.replay(), start=1):
+        if index == last["actions"]:
+            assert canonical_state(state) == last["state"]
+    listed = third.api("/api/games")["games"]
+    assert [game["id"] for game in listed] == [game_id]

@@ -1,0 +1,250 @@
+"""The web server through the ASGI test client: API, WebSocket protocol, typed errors."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+from starlette.testclient import TestClient
+
+from flyingchess.record import loads_record
+from flyingchess.server.app import create_app
+from flyingchess.server.store import Store, StoreError
+
+HUMAN = {"kind": "human"}
+HEURISTIC = {"kind": "bot", "bot": "heuristic"}
+
+
+@pytest.fixture()
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    store = Store(tmp_path / "games.sqlite3")
+    seeds = iter(range(1000))
+    with TestClient(create_app(store, lambda: random.Random(next(seeds)))) as test_client:
+        yield test_client
+    store.close()
+
+
+def new_game(client: TestClient, seats: dict[str, Any], players: list[str] | None = None,
+             rules: Any = "classic") -> dict[str, Any]:
+    response = client.post("/api/games", json={"players": players or list(seats), "seats": seats,
+                                               "rules": rules})
+    assert response.status_code == 200, response.text
+    data: dict[str, Any] = response.json()
+    return data
+
+
+def test_meta_lists_bots_presets_options_and_layout(client: TestClient) -> None:
+    meta = client.get("/api/meta").json()
+    assert [bot["name"] for bot in meta["bots"]][:2] == ["random", "heuristic"]
+    assert set(meta["presets"]) == {"classic", "traditional", "house", "even"}
+    assert meta["options"]["chain"]["values"] == ["none", "jump-fly", "jump-fly-jump"]
+    assert len(meta["layout"]["ring"]) == 52
+    assert client.get("/").status_code == 200
+
+
+def test_new_game_snapshot(client: TestClient) -> None:
+    created = new_game(client, {"red": HUMAN, "blue": HEURISTIC}, rules={"preset": "house", "end": "first"})
+    game = created["game"]
+    assert game["phase"] == "roll" and game["actions"] == 0 and game["moves"] == []
+    assert game["state"]["turn"] == "red" and game["rules"]["launch"] == [5, 6]
+    assert game["rules_name"] is None
+    assert client.get(f"/api/games/{created['id']}").json()["game"] == game
+
+
+@pytest.mark.parametrize("body, words", [
+    ({"players": ["red", "red"]}, "twice"),
+    ({"players": ["red", "blue"], "rules": "speedy"}, "speedy"),
+    ({"players": ["red", "blue"], "rules": {"preset": "classic", "chain": "x"}}, "chain"),
+    ({"players": ["red", "blue"], "seats": {"red": {"kind": "bot", "bot": "deep"}}}, "deep"),
+    ({"players": ["red", "blue"], "seats": {"red": {"kind": "alien"}}}, "kind"),
+    ({"players": ["red", "blue"], "seats": {"green": HUMAN}}, "colour"),
+])
+def test_bad_new_game_requests_are_typed_errors(client: TestClient, body: dict[str, Any],
+                                               words: str) -> None:
+    response = client.post("/api/games", json=body)
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "bad-request" and words in error["message"]
+    assert client.get("/api/games").json()["games"] == []
+    bad_json = client.post("/api/games", content=b"{nope")
+    assert bad_json.status_code == 400 and bad_json.json()["error"]["code"] == "bad-request"
+
+
+def test_unknown_games_are_404(client: TestClient) -> None:
+    for path in ["/api/games/nope", "/api/games/nope/record", "/api/games/nope/replay",
+                 "/api/games/../../etc"]:
+        response = client.get(path)
+        assert response.status_code == 404
+    assert client.get("/api/games/nope").json()["error"]["code"] == "unknown-game"
+    with client.websocket_connect("/ws/nope") as socket:
+        assert socket.receive_json()["code"] == "unknown-game"
+
+
+def play_humans(socket: Any, snapshot: dict[str, Any], rolls: int) -> dict[str, Any]:
+    """Roll and move (first legal plane) for `rolls` human rolls."""
+    for _ in range(rolls):
+        socket.send_json({"type": "roll"})
+        update = socket.receive_json()
+        assert update["type"] == "update", update
+        snapshot = update["game"]
+        if snapshot["phase"] == "move":
+            socket.send_json({"type": "move", "plane": snapshot["moves"][0]["plane"]})
+            update = socket.receive_json()
+            snapshot = update["game"]
+        if snapshot["phase"] == "over":
+            break
+    return snapshot
+
+
+def test_human_game_over_the_websocket_is_stored_action_by_action(client: TestClient) -> None:
+    created = new_game(client, {"red": HUMAN, "blue": HUMAN})
+    with client.websocket_connect(f"/ws/{created['id']}") as socket:
+        first = socket.receive_json()
+        assert first["type"] == "snapshot" and first["game"] == created["game"]
+        snapshot = play_humans(socket, first["game"], 40)
+    record = loads_record(client.get(f"/api/games/{created['id']}/record").text)
+    assert len(record.actions) == snapshot["actions"] > 0
+    final = record.final_state()
+    assert json.loads(json.dumps(snapshot["state"])) == __import__(
+        "flyingchess").canonical_state(final)
+    replay = client.get(f"/api/games/{created['id']}/replay").json()
+    assert len(replay["steps"]) == snapshot["actions"]
+    assert replay["steps"][-1]["state"] == snapshot["state"]
+
+
+def test_preview_of_each_move_comes_from_the_engine(client: TestClient) -> None:
+    created = new_game(client, {"red": HUMAN, "blue": HUMAN})
+    with client.websocket_connect(f"/ws/{created['id']}") as socket:
+        socket.receive_json()
+        for _ in range(200):
+            socket.send_json({"type": "roll"})
+            snapshot = socket.receive_json()["game"]
+            if snapshot["phase"] == "move":
+                break
+        for move in snapshot["moves"]:
+            assert move["events"] and move["events"][-1]["type"] in ("turn", "extra-roll", "game-over")
+            if move["launch"]:
+                assert (move["from"], move["to"]) == (-1, 0)
+
+
+def error_of(socket: Any, message: Any) -> dict[str, Any]:
+    if isinstance(message, (str, bytes)):
+        socket.send_text(message) if isinstance(message, str) else socket.send_bytes(message)
+    else:
+        socket.send_json(message)
+    reply: dict[str, Any] = socket.receive_json()
+    assert reply["type"] == "error", reply
+    return reply
+
+
+def test_malformed_and_illegal_messages_get_typed_errors_and_change_nothing(client: TestClient) -> None:
+    created = new_game(client, {"red": HUMAN, "blue": HUMAN})
+    with client.websocket_connect(f"/ws/{created['id']}") as socket:
+        socket.receive_json()
+
+        def snapshot() -> dict[str, Any]:
+            socket.send_json({"type": "sync"})
+            reply: dict[str, Any] = socket.receive_json()
+            return reply["game"]
+
+        before = snapshot()
+        cases: list[tuple[Any, str]] = [
+            ("not json", "bad-json"),
+            (b"\xff\x00", "bad-json"),
+            ("[1, 2]", "bad-message"),
+            ({"type": "fly"}, "bad-message"),
+            ({"no": "type"}, "bad-message"),
+            ({"type": "move", "plane": 7}, "bad-message"),
+            ({"type": "move", "plane": "0"}, "bad-message"),
+            ({"type": "move", "plane": True}, "bad-message"),
+            ({"type": "roll", "value": 6}, "bad-message"),
+            ({"type": "speed", "speed": "ludicrous"}, "bad-message"),
+            ({"type": "move", "plane": 0}, "wrong-phase"),
+            (json.dumps({"type": "roll", "pad": "x" * 5000}), "bad-message"),
+        ]
+        for message, code in cases:
+            assert error_of(socket, message)["code"] == code, message
+            assert snapshot() == before
+        # roll until a move is awaited: then rolling again is refused, a bad plane too
+        for _ in range(200):
+            socket.send_json({"type": "roll"})
+            game = socket.receive_json()["game"]
+            if game["phase"] == "move":
+                break
+        waiting = snapshot()
+        assert error_of(socket, {"type": "roll"})["code"] == "wrong-phase"
+        legal = {plane for move in waiting["moves"] for plane in move["planes"]}
+        illegal = [plane for plane in range(4) if plane not in legal]
+        if illegal:
+            assert error_of(socket, {"type": "move", "plane": illegal[0]})["code"] == "illegal-move"
+        assert snapshot() == waiting
+
+
+def test_bots_play_a_whole_game_while_watched(client: TestClient) -> None:
+    created = new_game(client, {"red": HEURISTIC, "yellow": {"kind": "bot", "bot": "random"},
+                                "blue": HEURISTIC, "green": HEURISTIC})
+    with client.websocket_connect(f"/ws/{created['id']}") as socket:
+        socket.receive_json()
+        socket.send_json({"type": "speed", "speed": "instant"})
+        seen = 0
+        game: dict[str, Any] = {}
+        while game.get("phase") != "over":
+            update = socket.receive_json()
+            assert update["type"] == "update"
+            game = update["game"]
+            assert game["actions"] >= seen
+            seen = game["actions"]
+        assert game["state"]["winner"] in game["players"]
+        error = error_of(socket, {"type": "roll"})
+        assert error["code"] == "game-over"
+
+
+def test_a_human_cannot_roll_for_a_bot(client: TestClient) -> None:
+    created = new_game(client, {"red": HEURISTIC, "blue": HUMAN})
+    with client.websocket_connect(f"/ws/{created['id']}") as socket:
+        socket.receive_json()
+        socket.send_json({"type": "speed", "speed": "slow"})
+        socket.receive_json()
+        assert error_of(socket, {"type": "roll"})["code"] == "not-your-turn"
+
+
+def test_import_record_then_rematch_and_delete(client: TestClient) -> None:
+    golden = (Path(__file__).parent / "records" / "house-3p.json").read_text()
+    data = json.loads(golden)
+    data["actions"] = data["actions"][:50]
+    data["seats"] = {"yellow": HUMAN, "blue": HEURISTIC, "green": HUMAN}
+    imported = client.post("/api/records", content=json.dumps(data)).json()
+    game = imported["game"]
+    assert game["actions"] == 50 and game["seats"]["blue"] == HEURISTIC
+    assert game["rules_name"] == "house"
+    rematch = client.post(f"/api/games/{imported['id']}/rematch").json()
+    assert rematch["game"]["actions"] == 0 and rematch["game"]["seats"] == game["seats"]
+    ids = [g["id"] for g in client.get("/api/games").json()["games"]]
+    assert set(ids) == {imported["id"], rematch["id"]}
+    assert client.delete(f"/api/games/{rematch['id']}").json() == {"deleted": True}
+    assert client.get(f"/api/games/{rematch['id']}").status_code == 404
+
+
+@pytest.mark.parametrize("content, words", [
+    (b"not json at all", "not a JSON game record"),
+    (json.dumps({"format": "chess/1"}).encode(), "format"),
+    (json.dumps({"format": "flyingchess/1", "players": ["red", "blue"],
+                 "actions": [{"roll": 3, "plane": 0}]}).encode(), "action 0"),
+    (json.dumps([1, 2, 3]).encode(), "object"),
+])
+def test_corrupt_or_foreign_records_are_refused(client: TestClient, content: bytes, words: str) -> None:
+    response = client.post("/api/records", content=content)
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "bad-record" and words in error["message"]
+    assert client.get("/api/games").json()["games"] == []
+
+
+def test_a_database_that_cannot_be_opened_is_a_clear_error(tmp_path: Path) -> None:
+    not_a_database = tmp_path / "games.sqlite3"
+    not_a_database.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(StoreError, match="cannot open the games database"):
+        Store(not_a_database)
