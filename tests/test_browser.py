@@ -1,0 +1,201 @@
+"""The page in a real Chromium driven by Playwright, against a real `flyingchess play` server.
+
+Chromium comes from the system (Debian's `chromium`) or Playwright's own download. CI
+sets FLYINGCHESS_REQUIRE_BROWSER=1 so these tests fail rather than skip without it.
+Screenshots go to screenshots/ at the repository root.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from servers import Server
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+SHOTS = Path(__file__).resolve().parent.parent / "screenshots"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def _chromium_path() -> str | None:
+    for name in ("chromium", "chromium-browser"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    executable = _chromium_path()
+    with playwright_api.sync_playwright() as playwright:
+        try:
+            launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        except Exception as error:  # no system Chromium and no Playwright download
+            if os.environ.get("FLYINGCHESS_REQUIRE_BROWSER"):
+                raise
+            pytest.skip(f"no Chromium to drive ({error.__class__.__name__}); "
+                        "install Debian's chromium to run the browser tests")
+        yield launched
+        launched.close()
+
+
+@pytest.fixture()
+def server(tmp_path: Path) -> Iterator[Server]:
+    started = Server(tmp_path)
+    yield started
+    started.stop()
+
+
+class Page:
+    """A browser tab on the app that fails the test on any console error."""
+
+    def __init__(self, browser: Any, url: str, width: int = 1280, height: int = 860) -> None:
+        self.context = browser.new_context(viewport={"width": width, "height": height})
+        self.page = self.context.new_page()
+        self.errors: list[str] = []
+        self.page.on("console", lambda message: message.type == "error" and self.errors.append(
+            message.text))
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.set_default_timeout(15_000)
+        self.page.goto(url)
+
+    def testid(self, name: str) -> Any:
+        return self.page.locator(f"[data-testid={name}]")
+
+    def shot(self, name: str) -> None:
+        SHOTS.mkdir(exist_ok=True)
+        self.page.screenshot(path=str(SHOTS / f"{name}.png"))
+
+    def idle(self) -> None:
+        self.page.wait_for_function("document.body.dataset.animating !== 'true'")
+
+    def close(self) -> None:
+        self.context.close()
+        assert self.errors == [], self.errors
+
+
+def set_up_game(tab: Page, seats: dict[str, str], speed: str = "instant") -> None:
+    """From the home screen: a new game with these seats ("human" or "bot:NAME")."""
+    tab.testid("new-game").click()
+    tab.page.wait_for_selector("body[data-screen=new]")
+    tab.testid("player-count").select_option(str(len(seats)))
+    for colour in ("red", "yellow", "blue", "green"):
+        checkbox = tab.testid(f"use-{colour}")
+        if checkbox.is_checked() != (colour in seats):
+            checkbox.click()
+    for colour, seat in seats.items():
+        tab.testid(f"seat-{colour}").select_option(seat)
+    tab.shot("setup")
+    tab.testid("start").click()
+    tab.page.wait_for_selector("body[data-screen=game]")
+    tab.testid("speed").select_option(speed)
+
+
+def human_step(tab: Page) -> str:
+    """Roll or move once for a human seat; returns the die state seen."""
+    die = tab.testid("die")
+    tab.page.wait_for_function(
+        "['ready', 'move', 'over'].includes(document.querySelector('[data-testid=die]').dataset.state)"
+        " && document.body.dataset.animating !== 'true'", timeout=30_000)
+    state = die.get_attribute("data-state")
+    if state == "ready":
+        die.click()
+    elif state == "move":
+        tab.page.locator("[data-legal=true]").first.click()
+    return str(state)
+
+
+def test_play_a_whole_game_against_bots_with_a_reload(browser: Any, server: Server) -> None:
+    tab = Page(browser, server.url)
+    tab.page.wait_for_selector("body[data-screen=home]")
+    set_up_game(tab, {"red": "human", "blue": "bot:heuristic"})
+    steps = 0
+    reloaded = False
+    while True:
+        state = human_step(tab)
+        if state == "over":
+            break
+        steps += 1
+        if steps == 30 and not reloaded:
+            tab.shot("mid-game")
+            turn_before = tab.testid("turn").get_attribute("data-colour")
+            tab.page.reload()
+            tab.page.wait_for_selector("body[data-screen=game]")
+            tab.idle()
+            assert tab.testid("turn").get_attribute("data-colour") in ("red", "blue", turn_before)
+            reloaded = True
+        assert steps < 2000
+    end = tab.testid("end-screen")
+    end.wait_for()
+    assert tab.testid("winner").get_attribute("data-colour") in ("red", "blue")
+    assert reloaded
+    tab.shot("end")
+    tab.close()
+
+
+def test_bots_only_game_finishes_and_can_be_replayed(browser: Any, server: Server) -> None:
+    tab = Page(browser, server.url)
+    set_up_game(tab, {"red": "bot:heuristic", "yellow": "bot:random", "blue": "bot:heuristic",
+                      "green": "bot:random"})
+    tab.testid("end-screen").wait_for(timeout=60_000)
+    ranking = tab.testid("ranking").inner_text()
+    assert ranking.strip()
+    tab.testid("home").click()
+    tab.page.wait_for_selector("body[data-screen=home]")
+    finished = tab.page.locator("[data-testid=game-item][data-over=true]")
+    assert finished.count() == 1
+    finished.locator("[data-testid=replay]").click()
+    tab.page.wait_for_selector("body[data-screen=replay]")
+    position = tab.testid("replay-position")
+    tab.testid("replay-last").click()
+    last = position.inner_text()
+    tab.testid("replay-first").click()
+    tab.testid("replay-next").click()
+    assert position.inner_text() != last
+    tab.shot("replay")
+    tab.close()
+
+
+def test_languages_switch_and_are_remembered(browser: Any, server: Server) -> None:
+    tab = Page(browser, server.url)
+    tab.page.wait_for_selector("body[data-screen=home]")
+    english = tab.testid("new-game").inner_text()
+    for language in ("zh", "vi"):
+        tab.testid("lang-select").select_option(language)
+        translated = tab.testid("new-game").inner_text()
+        assert translated != english
+        tab.page.reload()
+        tab.page.wait_for_selector("body[data-screen=home]")
+        assert tab.testid("new-game").inner_text() == translated
+    tab.shot("home-vi")
+    tab.testid("lang-select").select_option("en")
+    tab.close()
+
+
+def test_keyboard_plays_and_phone_layout(browser: Any, server: Server) -> None:
+    tab = Page(browser, server.url, width=390, height=844)
+    set_up_game(tab, {"red": "human", "blue": "human"}, speed="fast")
+    die = tab.testid("die")
+    for _ in range(12):
+        tab.page.wait_for_function(
+            "['ready', 'move'].includes(document.querySelector('[data-testid=die]').dataset.state)"
+            " && document.body.dataset.animating !== 'true'")
+        if die.get_attribute("data-state") == "ready":
+            tab.page.keyboard.press("Space")
+        else:
+            plane = tab.page.locator("[data-legal=true]").first.get_attribute("data-testid")
+            tab.page.keyboard.press(str(int(plane.rsplit("-", 1)[1]) + 1))
+        tab.page.wait_for_function(
+            f"document.querySelector('[data-testid=die]').dataset.state !== '{die.get_attribute('data-state')}'"
+            " || document.body.dataset.animating === 'true'")
+    box = tab.testid("board").bounding_box()
+    assert box["width"] <= 390 and box["width"] > 300
+    tab.shot("phone")
+    tab.close()
