@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import time
@@ -224,6 +225,163 @@ def command_play(args: argparse.Namespace) -> int:
     return serve(args.host, args.port, args.data, open_browser=not args.no_browser)
 
 
+def _progress(total: int, label: str) -> Any:
+    """A rich progress bar with games per second and time left (plain text without rich)."""
+    try:
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                   TimeRemainingColumn)
+    except ImportError:
+        return None
+    progress = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("{task.fields[rate]} games/s"), TimeRemainingColumn(),
+                        transient=True, stderr=True)  # type: ignore[call-arg]
+    return progress
+
+
+def _check_bots(names: list[str]) -> None:
+    for name in names:
+        if name not in BOTS:
+            raise CommandError(f"unknown bot {name!r} (known: {', '.join(bot_names())})")
+
+
+def command_simulate(args: argparse.Namespace) -> int:
+    from .sim import run_games, summarise
+
+    rules = _parse_rules(args.rules)
+    bots = [name.strip() for name in args.bots.split(",")]
+    _check_bots(bots)
+    if not 2 <= len(bots) <= 4:
+        raise CommandError("--bots: name 2, 3 or 4 bots, one per seat")
+    if args.games < 1:
+        raise CommandError("--games must be at least 1")
+    jobs = args.jobs or os.cpu_count() or 1
+    began = time.perf_counter()
+    results = run_games(rules, bots, args.games, args.seed, jobs)
+    progress = None if args.json or not sys.stderr.isatty() else _progress(args.games, "simulating")
+    if progress is not None:
+        with progress:
+            task = progress.add_task("games", total=args.games, rate="-")
+
+            def advance(_: Any) -> None:
+                done = progress.tasks[0].completed + 1
+                rate = done / max(time.perf_counter() - began, 1e-9)
+                progress.update(task, advance=1, rate=f"{rate:,.0f}")
+            summary = summarise(results, advance)
+    else:
+        summary = summarise(results)
+    seconds = time.perf_counter() - began
+    data = summary.to_json()
+    data["games_per_second"] = round(summary.games / seconds, 1)
+    data["rules"] = rules.describe()
+    data["seed"] = args.seed
+    if args.json:
+        _print_json(data, sys.stdout)
+    else:
+        _print_table(f"{summary.games} games, {len(bots)} players, rules {rules.describe()}, seed {args.seed}"
+                     f" ({data['games_per_second']} games/s on {jobs} process{'es' if jobs > 1 else ''})",
+                     ["bot", "games", "wins", "win rate", "95% interval", "mean place", "mean rolls"],
+                     [[name, str(s["games"]), str(s["wins"]), f"{s['win_rate']:.1%}",
+                       f"{s['ci95'][0]:.1%}-{s['ci95'][1]:.1%}", f"{s['mean_place']:.2f}",
+                       f"{s['mean_rolls']:.0f}"] for name, s in data["bots"].items()])
+    if args.plot:
+        _plot_win_rates(data, args.plot, len(bots))
+    return 0
+
+
+def _print_table(title: str, header: list[str], rows: list[list[str]]) -> None:
+    try:
+        from rich.console import Console
+        from rich.table import Table
+    except ImportError:
+        print(title)
+        widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+        for row in [header, *rows]:
+            print("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths)))
+        return
+    table = Table(title=title)
+    for name in header:
+        table.add_column(name, justify="left" if name in ("bot", "rating interval") else "right")
+    for row in rows:
+        table.add_row(*row)
+    Console().print(table)
+
+
+def _plot_win_rates(data: dict[str, Any], path: str, players: int) -> None:
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise CommandError("--plot needs matplotlib: pip install 'flyingchess[sim]'") from None
+    names = list(data["bots"])
+    rates = [data["bots"][n]["win_rate"] for n in names]
+    low = [rate - data["bots"][n]["ci95"][0] for n, rate in zip(names, rates)]
+    high = [data["bots"][n]["ci95"][1] - rate for n, rate in zip(names, rates)]
+    figure, axes = plt.subplots(figsize=(6, 3.5), dpi=120)
+    axes.bar(names, rates, yerr=[low, high], capsize=6, color="#3e63dd")
+    axes.axhline(1 / players, color="#888", linestyle="--", label=f"parity ({1 / players:.0%})")
+    axes.set_ylabel("win rate (95% interval)")
+    axes.set_title(f"{data['games']} games, rules {data['rules']}")
+    axes.set_ylim(0, 1)
+    axes.legend()
+    figure.tight_layout()
+    try:
+        figure.savefig(path)
+    except OSError as error:
+        raise CommandError(f"--plot: cannot write {path}: {error.strerror}") from None
+    print(f"plot written to {path}")
+
+
+def command_tournament(args: argparse.Namespace) -> int:
+    from .sim import bradley_terry, run_games
+
+    rules = _parse_rules(args.rules)
+    names = [n.strip() for n in args.bots.split(",")] if args.bots else bot_names()
+    _check_bots(names)
+    if len(names) < 2:
+        raise CommandError("--bots: a tournament needs at least 2 bots")
+    jobs = args.jobs or os.cpu_count() or 1
+    outcomes: dict[tuple[str, str], list[int]] = {}
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            seed = args.seed * 1000 + len(outcomes)
+            outcomes[(a, b)] = [int(result.places[result.lineup.index(a)] == 1.0)
+                                for result in run_games(rules, [a, b], args.games, seed, jobs)]
+    rng = random.Random(args.seed)
+
+    def tally(samples: dict[tuple[str, str], list[int]]) -> dict[tuple[str, str], int]:
+        wins: dict[tuple[str, str], int] = {}
+        for (a, b), results in samples.items():
+            wins[(a, b)] = sum(results)
+            wins[(b, a)] = len(results) - sum(results)
+        return wins
+
+    ratings = bradley_terry(tally(outcomes), names)
+    boots = [bradley_terry(tally({pair: rng.choices(results, k=len(results))
+                                  for pair, results in outcomes.items()}), names, iterations=100)
+             for _ in range(args.bootstrap)]
+    rows = []
+    listing = []
+    for name in sorted(names, key=lambda n: -ratings[n]):
+        samples = sorted(boot[name] for boot in boots)
+        low = samples[int(0.025 * len(samples))] if samples else ratings[name]
+        high = samples[min(len(samples) - 1, int(0.975 * len(samples)))] if samples else ratings[name]
+        games = sum(len(r) for pair, r in outcomes.items() if name in pair)
+        wins = sum(sum(r) if pair[0] == name else len(r) - sum(r)
+                   for pair, r in outcomes.items() if name in pair)
+        listing.append({"bot": name, "rating": round(ratings[name], 1), "ci95": [round(low, 1), round(high, 1)],
+                        "games": games, "wins": wins})
+        rows.append([name, str(games), f"{wins / games:.1%}", f"{ratings[name]:+.0f}",
+                     f"{low:+.0f} .. {high:+.0f}"])
+    if args.json:
+        _print_json({"rules": rules.describe(), "games_per_pair": args.games, "ratings": listing}, sys.stdout)
+    else:
+        _print_table(f"Round robin, 2 players, {args.games} games a pair, rules {rules.describe()}"
+                     " (Bradley-Terry ratings on the Elo scale)",
+                     ["bot", "games", "win rate", "rating", "rating interval"], rows)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="flyingchess", description="Aeroplane Chess (Flying Chess, 飞行棋).")
     parser.add_argument("--version", action="version", version=f"flyingchess {__version__}")
@@ -267,6 +425,26 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--seed", type=int, default=0)
     bench.add_argument("--json", action="store_true", help="print the figures as one JSON line")
     bench.set_defaults(handler=command_bench)
+
+    simulate = commands.add_parser("simulate", help="play many bot games and print statistics")
+    simulate.add_argument("--bots", required=True, help="comma-separated bot names, one per seat")
+    simulate.add_argument("--games", type=int, default=1000)
+    simulate.add_argument("--rules", default="classic", help="preset name or rules JSON")
+    simulate.add_argument("--seed", type=int, default=0)
+    simulate.add_argument("--jobs", type=int, default=0, help="processes (default: all cores)")
+    simulate.add_argument("--json", action="store_true", help="print the statistics as one JSON object")
+    simulate.add_argument("--plot", metavar="FILE", help="write a PNG of the win rates")
+    simulate.set_defaults(handler=command_simulate)
+
+    tournament = commands.add_parser("tournament", help="round robin of the bots with ratings")
+    tournament.add_argument("--bots", help="comma-separated bot names (default: every bot)")
+    tournament.add_argument("--games", type=int, default=400, help="games per pair")
+    tournament.add_argument("--rules", default="classic")
+    tournament.add_argument("--seed", type=int, default=0)
+    tournament.add_argument("--jobs", type=int, default=0)
+    tournament.add_argument("--bootstrap", type=int, default=200, help="resamples for the intervals")
+    tournament.add_argument("--json", action="store_true")
+    tournament.set_defaults(handler=command_tournament)
 
     bots = commands.add_parser("bots", help="list the bots, weakest first")
     bots.add_argument("--json", action="store_true")

@@ -13,4 +13,8 @@ class RandomBot:
 
     def choose(self, state: State) -> int | None:
         moves = legal_moves(state)
-        return moves[self.rng.randrange(len(moves))] if moves else None
+        return self.choose_among(state, moves) if moves else None
+
+    def choose_among(self, state: State, moves: tuple[int, ...]) -> int:
+        """The simulator's shortcut: pick from moves it already computed (state not rolled)."""
+        return moves[int(self.rng.random() * len(moves))]

@@ -1,0 +1,185 @@
+"""The simulator: many seeded games between registered bots, with statistics.
+
+Game i is fully determined by (seed, i): its dice and its bots' seeds derive from those
+two numbers alone, so results do not depend on how games are spread over processes.
+Seats rotate with i so that no bot keeps the first move or one colour.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from .board import CENTRE
+from .bots import make_bot
+from .game import DEFAULT_PLAYERS, State, moves_unchecked, new_game, play_unchecked
+from .rules import Rules
+
+MAX_ROLLS = 100_000
+"""A game longer than this is a bug (random 4-player games take a few hundred rolls)."""
+
+
+@dataclass(frozen=True)
+class GameResult:
+    index: int
+    lineup: tuple[str, ...]
+    """The bot name in each seat, in turn order."""
+    places: tuple[float, ...]
+    """Each seat's finishing place (1 = winner); see `finishing_places`."""
+    rolls: int
+
+
+def finishing_places(state: State) -> tuple[float, ...]:
+    """Places by seat. Players who did not finish (end: first) are ranked behind the
+    finishers by total progress, sharing the average place on a tie."""
+    places: list[float] = [0.0] * len(state.players)
+    for place, colour in enumerate(state.ranking, start=1):
+        places[state.players.index(colour)] = float(place)
+    unplaced = [seat for seat, colour in enumerate(state.players) if colour not in state.ranking]
+    score = {seat: sum(p if p != CENTRE else CENTRE for p in state.planes[seat]) for seat in unplaced}
+    ordered = sorted(unplaced, key=lambda seat: -score[seat])
+    next_place = len(state.ranking) + 1
+    position = 0
+    while position < len(ordered):
+        tied = [s for s in ordered[position:] if score[s] == score[ordered[position]]]
+        average = next_place + position + (len(tied) - 1) / 2
+        for seat in tied:
+            places[seat] = average
+        position += len(tied)
+    return tuple(places)
+
+
+def lineup_for(bots: Sequence[str], index: int) -> tuple[str, ...]:
+    """Seat rotation: game `index` moves every bot `index` seats on."""
+    shift = index % len(bots)
+    return tuple(bots[(seat - shift) % len(bots)] for seat in range(len(bots)))
+
+
+def play_game(rules: Rules, bots: Sequence[str], seed: int, index: int) -> GameResult:
+    """Game `index` of a run with master `seed`."""
+    lineup = lineup_for(bots, index)
+    dice = random.Random(f"flyingchess-sim:{seed}:{index}")
+    players = DEFAULT_PLAYERS[len(lineup)]
+    seats = [make_bot(name, dice.getrandbits(32)) for name in lineup]
+    shortcuts = [getattr(bot, "choose_among", None) for bot in seats]
+    state = new_game(players, rules)
+    uniform = dice.random
+    rolls = 0
+    while not state.over:
+        value = int(uniform() * 6) + 1
+        moves = moves_unchecked(state, value)
+        if len(moves) > 1:
+            shortcut = shortcuts[state.turn]
+            if shortcut is not None:
+                plane = shortcut(state, moves)
+            else:
+                plane = seats[state.turn].choose(state._replace(roll=value))
+        else:
+            plane = moves[0] if moves else None  # forced: nothing for a bot to decide
+        state = play_unchecked(state, value, plane)
+        rolls += 1
+        if rolls > MAX_ROLLS:
+            raise RuntimeError(f"game {index} of seed {seed} did not end")
+    return GameResult(index, lineup, finishing_places(state), rolls)
+
+
+def _play_chunk(arguments: tuple[Rules, tuple[str, ...], int, range]) -> list[GameResult]:
+    rules, bots, seed, indices = arguments
+    return [play_game(rules, bots, seed, index) for index in indices]
+
+
+def run_games(rules: Rules, bots: Sequence[str], games: int, seed: int, jobs: int = 1,
+              chunk: int = 50) -> Iterator[GameResult]:
+    """Every game's result, in index order, over `jobs` processes."""
+    if not 2 <= len(bots) <= 4:
+        raise ValueError("2, 3 or 4 bots play")
+    for name in bots:
+        make_bot(name)  # fails early, naming an unknown bot
+    chunks = [(rules, tuple(bots), seed, range(start, min(start + chunk, games)))
+              for start in range(0, games, chunk)]
+    if jobs <= 1:
+        for arguments in chunks:
+            yield from _play_chunk(arguments)
+        return
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for results in pool.map(_play_chunk, chunks):
+            yield from results
+
+
+def wilson_interval(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a win rate (sound for rates near 0 or 1)."""
+    if games == 0:
+        return (0.0, 1.0)
+    rate = wins / games
+    denominator = 1 + z * z / games
+    centre = (rate + z * z / (2 * games)) / denominator
+    half = z * math.sqrt(rate * (1 - rate) / games + z * z / (4 * games * games)) / denominator
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+@dataclass
+class BotStats:
+    games: int = 0
+    wins: int = 0
+    place_total: float = 0.0
+    rolls_total: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        low, high = wilson_interval(self.wins, self.games)
+        return {"games": self.games, "wins": self.wins,
+                "win_rate": round(self.wins / self.games, 4) if self.games else 0.0,
+                "ci95": [round(low, 4), round(high, 4)],
+                "mean_place": round(self.place_total / self.games, 3) if self.games else None,
+                "mean_rolls": round(self.rolls_total / self.games, 1) if self.games else None}
+
+
+@dataclass
+class Summary:
+    """Per-bot statistics over a run (a bot in several seats counts once per seat)."""
+
+    games: int = 0
+    bots: dict[str, BotStats] = field(default_factory=dict)
+
+    def add(self, result: GameResult) -> None:
+        self.games += 1
+        for name, place in zip(result.lineup, result.places):
+            stats = self.bots.setdefault(name, BotStats())
+            stats.games += 1
+            stats.wins += place == 1.0
+            stats.place_total += place
+            stats.rolls_total += result.rolls
+
+    def to_json(self) -> dict[str, Any]:
+        return {"games": self.games, "bots": {name: stats.to_json() for name, stats in self.bots.items()}}
+
+
+def summarise(results: Iterable[GameResult], on_result: Callable[[GameResult], None] | None = None
+              ) -> Summary:
+    summary = Summary()
+    for result in results:
+        summary.add(result)
+        if on_result is not None:
+            on_result(result)
+    return summary
+
+
+def bradley_terry(wins: dict[tuple[str, str], int], names: Sequence[str],
+                  iterations: int = 500) -> dict[str, float]:
+    """Bradley-Terry strengths by the MM algorithm, as Elo-scale ratings averaging 0.
+
+    `wins[(a, b)]` is how often a beat b. A pseudo-game of half a win each way between
+    every pair keeps ratings finite when one bot never loses."""
+    strength = {name: 1.0 for name in names}
+    for _ in range(iterations):
+        updated = {}
+        for a in names:
+            won = sum(wins.get((a, b), 0) + 0.5 for b in names if b != a)
+            denominator = sum((wins.get((a, b), 0) + wins.get((b, a), 0) + 1) / (strength[a] + strength[b])
+                              for b in names if b != a)
+            updated[a] = won / denominator
+        scale = math.exp(sum(math.log(v) for v in updated.values()) / len(updated))
+        strength = {name: value / scale for name, value in updated.items()}
+    return {name: 400 * math.log10(value) for name, value in strength.items()}
