@@ -196,3 +196,15 @@ def test_rules_prints_every_preset() -> None:
 
 def test_unknown_command_is_one_line() -> None:
     assert_one_line_error(run("fly"), "flyingchess: ")
+
+
+def test_play_reports_a_database_that_cannot_be_opened(tmp_path: Path) -> None:
+    corrupt = tmp_path / "corrupt"
+    corrupt.mkdir()
+    (corrupt / "games.sqlite3").write_bytes(b"garbage" * 1000)
+    result = run("play", "--no-browser", "--data", str(corrupt))
+    assert_one_line_error(result, "flyingchess: cannot open the games database")
+    blocked = tmp_path / "a-file"
+    blocked.write_text("x")
+    assert_one_line_error(run("play", "--no-browser", "--data", str(blocked)), "flyingchess: cannot open")
+    assert_one_line_error(run("play", "--port", "70000"), "--port 70000")
