@@ -26,7 +26,7 @@ from ..layout import board_layout
 from ..record import ActionError, RecordError, parse_record
 from ..rules import CHOICES, OPTION_NAMES, PRESETS, SET_OPTIONS, Rules, RulesError
 from .protocol import MAX_MESSAGE_BYTES, Move, ProtocolError, Roll, Speed, Sync, parse_message
-from .rooms import Rooms
+from .rooms import Rooms, iso_time
 from .store import Store
 
 WEB = Path(__file__).resolve().parent.parent / "web"
@@ -97,6 +97,7 @@ def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.
     async def list_games(request: Request) -> Response:
         games = []
         for summary in store.summaries():
+            summary["created"], summary["updated"] = iso_time(summary["created"]), iso_time(summary["updated"])
             rules = summary.pop("rules")
             try:
                 summary["rules_name"] = Rules.from_json(rules).preset_name()

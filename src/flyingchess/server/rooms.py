@@ -33,7 +33,7 @@ class Watcher(Protocol):
     async def send_json(self, data: Any) -> None: ...
 
 
-def _iso(timestamp: float) -> str:
+def iso_time(timestamp: float) -> str:
     return datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc).strftime(
         "%Y-%m-%dT%H:%M:%SZ")
 
@@ -96,8 +96,8 @@ class Room:
             moves = [describe_move(state, plane) for plane in legal_moves(state)]
         return {
             "id": self.id,
-            "created": _iso(self.created),
-            "updated": _iso(self.updated),
+            "created": iso_time(self.created),
+            "updated": iso_time(self.updated),
             "rules": self.rules.to_json(),
             "rules_name": self.rules.preset_name(),
             "players": list(self.players),

@@ -1,0 +1,75 @@
+// Start-up, hash routing (#/, #/new, #/game/ID, #/replay/ID), the header and the language switcher.
+import { LANGS, detectLang, setLang, lang, t, onLangChange } from "./i18n.js";
+import { h, api, logoSvg, toast, globeSvg } from "./ui.js";
+import { mountHome } from "./home.js";
+import { mountSetup } from "./setup.js";
+import { mountGame } from "./game.js";
+import { mountReplay } from "./replay.js";
+
+window.__fcDebug = window.__fcDebug || [];
+window.addEventListener("unhandledrejection", (e) => { e.preventDefault(); window.__fcDebug.push(String(e.reason && e.reason.stack || e.reason)); });
+
+const main = document.getElementById("main");
+let current = null;
+
+const app = {
+  meta: null,
+  go(hash) {
+    if (location.hash === hash) route();
+    else location.hash = hash;
+  },
+  setAnimating(on) {
+    document.body.dataset.animating = on ? "true" : "false";
+  },
+};
+
+function buildHeader() {
+  const select = h("select", { class: "select lang-select", "data-testid": "lang-select", "aria-label": "Language" },
+    ...LANGS.map((l) => h("option", { value: l.code }, l.label)));
+  select.value = lang();
+  select.addEventListener("change", () => setLang(select.value));
+  const brand = h("a", { class: "brand", href: "#/" }, logoSvg(34), h("span", { class: "brand-name" }));
+  const header = h("header", { class: "top" }, brand, h("div", { class: "spacer" }),
+    h("label", { class: "lang" }, h("span", { class: "lang-globe", "aria-hidden": "true" }, globeSvg(18)), select));
+  const relabel = () => {
+    brand.querySelector(".brand-name").textContent = t("app.title");
+    select.value = lang();
+    select.setAttribute("aria-label", t("nav.language"));
+    document.title = t("app.title");
+  };
+  onLangChange(relabel);
+  relabel();
+  document.getElementById("top").replaceWith(header);
+}
+
+function route() {
+  const hash = location.hash || "#/";
+  const parts = hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
+  if (current) { try { current.destroy(); } catch { /* ignore */ } current = null; }
+  app.setAnimating(false);
+  window.scrollTo(0, 0);
+  let screen = "home";
+  if (parts[0] === "new") { screen = "new"; current = mountSetup(main, app); }
+  else if (parts[0] === "game" && parts[1]) { screen = "game"; current = mountGame(main, app, parts[1]); }
+  else if (parts[0] === "replay" && parts[1]) { screen = "replay"; current = mountReplay(main, app, parts[1]); }
+  else { current = mountHome(main, app); }
+  document.body.dataset.screen = screen;
+}
+
+async function start() {
+  document.body.dataset.animating = "false";
+  await setLang(detectLang());
+  buildHeader();
+  let res = await api("GET", "/api/meta");
+  for (let tries = 0; !res.ok && tries < 20; tries++) {
+    main.replaceChildren(h("div", { class: "card missing" }, h("p", {}, t("error.offline"))));
+    await new Promise((r) => setTimeout(r, 1000 + tries * 500));
+    res = await api("GET", "/api/meta");
+  }
+  if (!res.ok) { toast(t("error.offline"), "error"); return; }
+  app.meta = res.data;
+  window.addEventListener("hashchange", route);
+  route();
+}
+
+start();

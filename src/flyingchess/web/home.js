@@ -1,0 +1,146 @@
+// Home: the title, new game, the saved games, and loading a record file.
+import { t, tNodes, lang, onLangChange } from "./i18n.js";
+import { h, api, toast, errorText, colourIcon, colourChip, seatLabel, presetLabel, logoSvg, medal, PALETTE } from "./ui.js";
+
+export function mountHome(root, app) {
+  let games = null;
+  let destroyed = false;
+  let loaded = null;      // {id} of a just-loaded record
+  let loadError = null;
+
+  const screen = h("section", { class: "screen home-screen" });
+  root.replaceChildren(screen);
+
+  const fileInput = h("input", { type: "file", accept: ".json,application/json,text/plain", "data-testid": "load-record", id: "load-record", class: "file-input", onchange: onFile });
+
+  function render() {
+    const hero = h("div", { class: "hero" },
+      h("div", { class: "hero-logo" }, logoSvg(88)),
+      h("div", { class: "hero-text" },
+        h("h1", {}, t("app.title")),
+        h("p", { class: "tagline" }, t("home.tagline"))),
+      h("div", { class: "hero-actions" },
+        h("button", { class: "btn btn-primary btn-big", type: "button", "data-testid": "new-game", onclick: () => app.go("#/new") },
+          h("span", { "aria-hidden": "true" }, "✈ "), t("home.new-game")),
+        h("label", { class: "btn btn-big file-label", for: "load-record" }, h("span", { "aria-hidden": "true" }, "⤒ "), t("home.load-record"), fileInput)));
+
+    const loadBox = h("div", { class: "load-result", "aria-live": "polite" });
+    if (loaded) {
+      loadBox.append(h("div", { class: "card notice notice-ok" },
+        h("strong", {}, t("home.loaded")),
+        h("div", { class: "row-actions" },
+          h("button", { class: "btn", type: "button", "data-testid": "loaded-watch", onclick: () => app.go(`#/replay/${encodeURIComponent(loaded.id)}`) }, t("home.watch")),
+          loaded.over ? null : h("button", { class: "btn btn-primary", type: "button", "data-testid": "loaded-continue", onclick: () => app.go(`#/game/${encodeURIComponent(loaded.id)}`) }, t("home.continue")))));
+    }
+    if (loadError) {
+      loadBox.append(h("div", { class: "card notice notice-error", role: "alert", "data-testid": "load-error" },
+        h("strong", {}, t("home.load-failed")), h("p", { class: "error-message" }, loadError)));
+    }
+
+    const unfinished = (games || []).filter((g) => !g.over);
+    const finished = (games || []).filter((g) => g.over);
+    screen.replaceChildren(hero, loadBox,
+      section(t("home.unfinished"), unfinished, t("home.none-unfinished")),
+      section(t("home.finished"), finished, t("home.none-finished")));
+  }
+
+  function section(title, list, empty) {
+    const box = h("div", { class: "card games-card" }, h("h2", { class: "card-title" }, title, h("span", { class: "count" }, games ? String(list.length) : "")));
+    if (games === null) box.append(h("p", { class: "muted" }, t("home.loading")));
+    else if (!list.length) box.append(h("p", { class: "muted" }, empty));
+    else box.append(h("ul", { class: "game-list" }, ...list.map(row)));
+    return box;
+  }
+
+  function when(iso) {
+    try {
+      const d = typeof iso === "number" ? new Date(iso * 1000) : new Date(iso);
+      if (Number.isNaN(d.getTime())) return "";
+      return new Intl.DateTimeFormat(lang() === "zh" ? "zh-CN" : lang(), { dateStyle: "medium", timeStyle: "short" }).format(d);
+    } catch { return ""; }
+  }
+
+  function row(g) {
+    const id = encodeURIComponent(g.id);
+    const players = h("div", { class: "game-players" }, ...g.players.map((c) => {
+      const place = (g.ranking || []).indexOf(c);
+      return h("span", { class: `seat-pill ${g.winner === c ? "winner" : ""}`, style: `--c:${PALETTE[c].main};--c-light:${PALETTE[c].light}`, title: `${t(`colour.${c}`)} · ${seatLabel(g.seats?.[c])}` },
+        colourIcon(c, 14), h("span", {}, seatLabel(g.seats?.[c])), place >= 0 && g.over ? h("span", { class: "pill-medal" }, medal(place + 1)) : null);
+    }));
+    const meta = h("div", { class: "game-meta" },
+      h("span", {}, g.rules_name ? presetLabel(g.rules_name) : t("preset.custom")),
+      h("span", {}, t("home.actions", { n: g.actions })),
+      h("span", {}, when(g.updated)),
+      g.over && g.winner ? h("span", { class: "won" }, tNodes("home.won", { player: colourChip(g.winner) })) : null);
+    const del = h("button", { class: "btn btn-ghost btn-danger", type: "button", "data-testid": "delete", onclick: () => confirmDelete(del, g) }, t("home.delete"));
+    const actions = h("div", { class: "row-actions" },
+      g.over
+        ? h("button", { class: "btn btn-primary", type: "button", "data-testid": "replay", onclick: () => app.go(`#/replay/${id}`) }, t("home.replay"))
+        : h("button", { class: "btn btn-primary", type: "button", "data-testid": "resume", onclick: () => app.go(`#/game/${id}`) }, t("home.resume")),
+      h("a", { class: "btn", "data-testid": "download", href: `/api/games/${id}/record`, download: `flyingchess-${g.id}.json` }, t("home.download")),
+      del);
+    return h("li", { class: "game-item", "data-testid": "game-item", "data-id": g.id, "data-over": g.over ? "true" : "false" },
+      h("div", { class: "game-info" }, players, meta), actions);
+  }
+
+  function confirmDelete(btn, g) {
+    if (btn.dataset.armed !== "true") {
+      btn.dataset.armed = "true";
+      btn.textContent = t("home.delete-confirm");
+      btn.classList.add("armed");
+      setTimeout(() => { if (btn.isConnected) { btn.dataset.armed = "false"; btn.textContent = t("home.delete"); btn.classList.remove("armed"); } }, 3500);
+      return;
+    }
+    remove(g);
+  }
+
+  async function remove(g) {
+    const res = await api("DELETE", `/api/games/${encodeURIComponent(g.id)}`);
+    if (!res.ok && res.status !== 404) { toast(errorText(res.error.code, res.error.message), "error"); return; }
+    toast(t("home.deleted"));
+    refresh();
+  }
+
+  async function onFile() {
+    const file = fileInput.files && fileInput.files[0];
+    if (!file) return;
+    loaded = null;
+    loadError = null;
+    let text;
+    try { text = await file.text(); } catch { text = null; }
+    fileInput.value = "";
+    if (destroyed) return;
+    let ok = text !== null;
+    if (ok) { try { JSON.parse(text); } catch { ok = false; } }
+    if (!ok) {
+      loadError = t("home.not-json");
+      render();
+      toast(t("home.load-failed"), "error");
+      return;
+    }
+    const res = await api("POST", "/api/records", text);
+    if (destroyed) return;
+    if (!res.ok) {
+      loadError = res.error.message || errorText(res.error.code, "");
+      toast(t("home.load-failed"), "error");
+      render();
+      return;
+    }
+    loaded = { id: res.data.id, over: !!res.data.game?.state?.over };
+    toast(t("home.loaded"));
+    await refresh();
+  }
+
+  async function refresh() {
+    const res = await api("GET", "/api/games");
+    if (destroyed) return;
+    if (res.ok) games = res.data.games || [];
+    else { games = games || []; toast(errorText(res.error.code, res.error.message), "error"); }
+    render();
+  }
+
+  const off = onLangChange(render);
+  render();
+  refresh();
+  return { destroy() { destroyed = true; off(); } };
+}

@@ -1,0 +1,179 @@
+// The replay viewer: step through a stored game action by action.
+import { Board } from "./board.js";
+import { t, onLangChange } from "./i18n.js";
+import { h, s, api, toast, errorText, colourIcon, dieFace, setDieFace, seatLabel, rulesSummary, formatEvents, PALETTE } from "./ui.js";
+
+export function mountReplay(root, app, gameId) {
+  const board = new Board(app.meta.layout);
+  let data = null;
+  let pos = 0;
+  let destroyed = false;
+  let animating = false;
+  let token = 0;
+
+  const screen = h("section", { class: "screen game-screen replay-screen" });
+  root.replaceChildren(screen);
+  const boardWrap = h("div", { class: "board-wrap" }, h("div", { class: "board-frame" }, board.svg));
+  const btn = (id, label, fn, icon) => h("button", { class: "btn btn-icon", type: "button", "data-testid": id, "aria-label": label, title: label, onclick: fn }, icon);
+  const icon = (d) => s("svg", { width: 20, height: 20, viewBox: "0 0 20 20", "aria-hidden": "true" }, s("path", { d, fill: "currentColor" }));
+  const first = btn("replay-first", "", () => go(0), icon("M4 4h2.4v12H4z M16 4v12L7.5 10z"));
+  const prev = btn("replay-prev", "", () => go(pos - 1), icon("M14 4v12L5.5 10z"));
+  const next = btn("replay-next", "", () => go(pos + 1, true), icon("M6 4v12l8.5-6z"));
+  const last = btn("replay-last", "", () => go(total()), icon("M13.6 4H16v12h-2.4z M4 4v12l8.5-6z"));
+  const slider = h("input", { type: "range", min: "0", max: "0", value: "0", step: "1", class: "slider", "data-testid": "replay-slider", oninput: () => go(Number(slider.value)) });
+  const position = h("span", { class: "position", "data-testid": "replay-position", "aria-live": "polite" }, "0 / 0");
+  const turnCard = h("div", { class: "turn-card", "data-testid": "turn" });
+  const dieSvg = dieFace(0);
+  const dieBox = h("div", { class: "die die-static", "data-testid": "die", "data-state": "over" }, dieSvg);
+  const logList = h("ol", { class: "log replay-log", "data-testid": "log" });
+  const rulesBox = h("div", {});
+  const homeBtn = h("button", { class: "btn btn-ghost", type: "button", "data-testid": "home", onclick: () => app.go("#/") });
+  const continueBox = h("div", { class: "continue-box" });
+  const title = h("h2", { class: "replay-title" });
+  const logTitle = h("h3", { class: "card-title" });
+  const rulesTitle = h("h3", { class: "card-title" });
+  const download = h("a", { class: "btn btn-ghost", "data-testid": "download-record", href: `/api/games/${encodeURIComponent(gameId)}/record`, download: `flyingchess-${gameId}.json` });
+
+  screen.append(boardWrap, h("aside", { class: "panel" },
+    h("div", { class: "panel-bar" }, homeBtn, h("div", { class: "spacer" }), download),
+    h("div", { class: "card play-card" }, title, turnCard,
+      h("div", { class: "replay-controls" }, first, prev, dieBox, next, last),
+      h("div", { class: "slider-row" }, slider, position), continueBox),
+    h("div", { class: "card log-card" }, logTitle, logList),
+    h("div", { class: "card" }, rulesTitle, rulesBox)));
+
+  function total() { return data ? data.steps.length : 0; }
+  function stateAt(n) { return n <= 0 ? data.initial : data.steps[n - 1].state; }
+
+  function relabel() {
+    homeBtn.replaceChildren(h("span", { "aria-hidden": "true" }, "⌂ "), t("nav.home"));
+    download.replaceChildren(h("span", { "aria-hidden": "true" }, "⤓ "), t("game.download"));
+    first.setAttribute("aria-label", t("replay.first")); first.title = t("replay.first");
+    prev.setAttribute("aria-label", t("replay.prev")); prev.title = t("replay.prev");
+    next.setAttribute("aria-label", t("replay.next")); next.title = t("replay.next");
+    last.setAttribute("aria-label", t("replay.last")); last.title = t("replay.last");
+    slider.setAttribute("aria-label", t("replay.slider"));
+    title.textContent = t("replay.title");
+    logTitle.textContent = t("game.log");
+    rulesTitle.textContent = t("game.rules");
+    if (data) { renderLog(); renderInfo(); rulesBox.replaceChildren(rulesSummary(data.game.rules, data.game.rules_name)); renderContinue(); }
+  }
+
+  function renderContinue() {
+    continueBox.replaceChildren();
+    if (data && !data.game.state.over) {
+      continueBox.append(h("button", { class: "btn btn-primary", type: "button", "data-testid": "continue", onclick: () => app.go(`#/game/${encodeURIComponent(gameId)}`) }, t("replay.continue")));
+    }
+  }
+
+  function renderLog() {
+    logList.replaceChildren();
+    data.steps.forEach((st, k) => {
+      const li = h("li", { class: "log-step", "data-step": String(k + 1), onclick: () => go(k + 1) },
+        h("span", { class: "step-no" }, String(k + 1)),
+        h("div", { class: "step-lines" }, ...formatEvents(st.events).filter((l) => l.kind !== "turn").map((l) => h("div", { class: `log-line log-${l.kind}`, style: l.colour ? `--c:${PALETTE[l.colour]?.main}` : null }, l.node))));
+      logList.append(li);
+    });
+    markLog();
+  }
+
+  function markLog() {
+    for (const li of logList.children) {
+      const n = Number(li.dataset.step);
+      li.hidden = n > pos;
+      li.classList.toggle("current", n === pos);
+    }
+    const cur = logList.querySelector(".current");
+    if (cur) {
+      const top = cur.offsetTop;
+      if (top < logList.scrollTop) logList.scrollTop = top - 4;
+      else if (top + cur.offsetHeight > logList.scrollTop + logList.clientHeight) logList.scrollTop = top + cur.offsetHeight - logList.clientHeight + 4;
+    } else logList.scrollTop = 0;
+  }
+
+  function renderInfo() {
+    const st = stateAt(pos);
+    position.textContent = `${pos} / ${total()}`;
+    slider.max = String(total());
+    slider.value = String(pos);
+    const colour = st.over ? st.winner : pos > 0 ? data.steps[pos - 1].events.find((e) => e.type === "roll")?.colour || st.turn : st.turn;
+    turnCard.replaceChildren();
+    if (colour) {
+      turnCard.dataset.colour = colour;
+      turnCard.style.setProperty("--c", PALETTE[colour].main);
+      turnCard.style.setProperty("--c-light", PALETTE[colour].light);
+      turnCard.append(h("div", { class: "turn-icon" }, colourIcon(colour, 30)),
+        h("div", { class: "turn-text" }, h("div", { class: "turn-label" }, st.over ? t("game.winner") : pos > 0 ? t("replay.moved") : t("game.to-play")),
+          h("div", { class: "turn-name" }, t(`colour.${colour}`), h("span", { class: "turn-seat" }, seatLabel(data.game.seats?.[colour])))));
+    }
+    const roll = pos > 0 ? data.steps[pos - 1].roll : 0;
+    setDieFace(dieSvg, roll);
+    dieBox.dataset.value = roll ? String(roll) : "";
+    dieBox.style.setProperty("--c", PALETTE[colour || "red"].main);
+    first.disabled = prev.disabled = pos <= 0;
+    next.disabled = last.disabled = pos >= total();
+  }
+
+  async function go(n, animate = false) {
+    if (!data) return;
+    n = Math.max(0, Math.min(total(), n));
+    const my = ++token;
+    board.hurry = true;       // finish any running animation at once
+    await Promise.resolve();
+    board.hurry = false;
+    const stepForward = animate && n === pos + 1;
+    pos = n;
+    renderInfo();
+    markLog();
+    if (stepForward) {
+      animating = true;
+      app.setAnimating(true);
+      await board.show(stateAt(n - 1).planes, 0);
+      for (const ev of data.steps[n - 1].events) {
+        if (my !== token || destroyed) break;
+        await board.animate(ev, 0.8);
+      }
+      if (my === token && !destroyed) await board.show(stateAt(n).planes, 120);
+      if (my === token) { animating = false; app.setAnimating(false); }
+    } else {
+      await board.show(stateAt(n).planes, 0);
+      if (my === token) { animating = false; app.setAnimating(false); }
+    }
+  }
+
+  function onKey(e) {
+    if (destroyed || e.altKey || e.ctrlKey || e.metaKey) return;
+    const tag = (e.target && e.target.tagName) || "";
+    if (["INPUT", "SELECT", "TEXTAREA"].includes(tag) && e.target !== slider) return;
+    if (e.target === slider) return;   // the slider handles its own arrows
+    if (e.key === "ArrowLeft") { e.preventDefault(); go(pos - 1); }
+    else if (e.key === "ArrowRight") { e.preventDefault(); go(pos + 1, true); }
+    else if (e.key === "Home") { e.preventDefault(); go(0); }
+    else if (e.key === "End") { e.preventDefault(); go(total()); }
+  }
+  document.addEventListener("keydown", onKey);
+
+  async function load() {
+    app.setAnimating(true);
+    const res = await api("GET", `/api/games/${encodeURIComponent(gameId)}/replay`);
+    if (destroyed) return;
+    if (!res.ok) {
+      app.setAnimating(false);
+      screen.replaceChildren(h("div", { class: "missing card" },
+        h("h2", {}, t("game.missing")), h("p", {}, errorText(res.error.code, res.error.message)),
+        h("button", { class: "btn btn-primary", type: "button", onclick: () => app.go("#/") }, t("nav.home"))));
+      return;
+    }
+    data = res.data;
+    board.setPlayers(data.game.players);
+    pos = 0;
+    relabel();
+    await board.show(stateAt(pos).planes, 0);
+    app.setAnimating(false);
+  }
+
+  const off = onLangChange(relabel);
+  relabel();
+  load();
+  return { destroy() { destroyed = true; board.hurry = true; off(); document.removeEventListener("keydown", onKey); } };
+}

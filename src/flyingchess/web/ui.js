@@ -1,0 +1,284 @@
+// DOM helpers, colours and shapes, the die, toasts, the API and event formatting.
+import { t, tNodes, has } from "./i18n.js";
+
+export const SVG_NS = "http://www.w3.org/2000/svg";
+export const COLOURS = ["red", "yellow", "blue", "green"];
+export const PALETTE = {
+  red: { main: "#e5484d", dark: "#a51d26", light: "#fde5e4", mid: "#f4a6a6", glow: "#ffd0cf" },
+  yellow: { main: "#f5b400", dark: "#8a5a00", light: "#fff3c9", mid: "#fbd467", glow: "#ffe9a6" },
+  blue: { main: "#3e63dd", dark: "#1f3a96", light: "#e2e8fd", mid: "#9fb3f1", glow: "#cfdafc" },
+  green: { main: "#30a46c", dark: "#17643d", light: "#daf2e4", mid: "#8ed1ae", glow: "#c4ecd5" },
+};
+/** A distinct mark per colour, so colour-blind players can tell the planes apart. */
+export const SHAPE = { red: "circle", yellow: "triangle", blue: "square", green: "diamond" };
+
+export const PLANE_PATH =
+  "M0,-0.44 C0.055,-0.44 0.075,-0.38 0.075,-0.31 L0.075,-0.13 L0.42,0.07 L0.42,0.15 " +
+  "L0.075,0.06 L0.075,0.26 L0.18,0.34 L0.18,0.4 L0,0.355 L-0.18,0.4 L-0.18,0.34 " +
+  "L-0.075,0.26 L-0.075,0.06 L-0.42,0.15 L-0.42,0.07 L-0.075,-0.13 L-0.075,-0.31 " +
+  "C-0.075,-0.38 -0.055,-0.44 0,-0.44Z";
+
+export function shapePath(kind, r) {
+  switch (kind) {
+    case "triangle": {
+      const k = r * 1.25;
+      return `M0,${-k} L${k * 0.94},${k * 0.68} L${-k * 0.94},${k * 0.68}Z`;
+    }
+    case "square": { const k = r * 0.86; return `M${-k},${-k} H${k} V${k} H${-k}Z`; }
+    case "diamond": { const k = r * 1.18; return `M0,${-k} L${k},0 L0,${k} L${-k},0Z`; }
+    default: return `M${-r},0 A${r},${r} 0 1,0 ${r},0 A${r},${r} 0 1,0 ${-r},0Z`;
+  }
+}
+
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") el.className = value;
+    else if (key === "text") el.textContent = value;
+    else if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
+    else if (key === "dataset") Object.assign(el.dataset, value);
+    else el.setAttribute(key, value === true ? "" : value);
+  }
+  appendAll(el, children);
+  return el;
+}
+
+export function s(tag, attrs = {}, ...children) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") el.setAttribute("class", value);
+    else if (key === "text") el.textContent = value;
+    else if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
+    else el.setAttribute(key, value);
+  }
+  appendAll(el, children);
+  return el;
+}
+
+function appendAll(el, children) {
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : String(child));
+  }
+}
+
+/** A small colour badge: the colour's mark in its colour. */
+export function colourIcon(colour, size = 18) {
+  const p = PALETTE[colour] || PALETTE.red;
+  return s("svg", { class: "colour-icon", width: size, height: size, viewBox: "-1 -1 2 2", "aria-hidden": "true" },
+    s("path", { d: shapePath(SHAPE[colour], 0.62), fill: p.main, stroke: p.dark, "stroke-width": 0.16, "stroke-linejoin": "round" }));
+}
+
+/** A colour's name in a coloured chip (for log lines and lists). */
+export function colourChip(colour) {
+  return h("span", { class: `chip chip-${colour}` }, colourIcon(colour, 14), t(`colour.${colour}`));
+}
+
+export function planeIcon(colour, size = 18) {
+  const p = PALETTE[colour] || PALETTE.red;
+  return s("svg", { class: "plane-icon", width: size, height: size, viewBox: "-0.5 -0.5 1 1", "aria-hidden": "true" },
+    s("path", { d: PLANE_PATH, fill: p.main, stroke: p.dark, "stroke-width": 0.05, "stroke-linejoin": "round", transform: "rotate(45)" }));
+}
+
+export function logoSvg(size = 40) {
+  const q = (c, d) => s("path", { d, fill: PALETTE[c].main });
+  return s("svg", { class: "logo", width: size, height: size, viewBox: "0 0 48 48", "aria-hidden": "true" },
+    s("defs", {}, s("clipPath", { id: "logo-clip" }, s("rect", { x: 2, y: 2, width: 44, height: 44, rx: 12 }))),
+    s("g", { "clip-path": "url(#logo-clip)" },
+      q("red", "M0 0H24V24H0Z"), q("yellow", "M24 0H48V24H24Z"), q("blue", "M24 24H48V48H24Z"), q("green", "M0 24H24V48H0Z")),
+    s("rect", { x: 2, y: 2, width: 44, height: 44, rx: 12, fill: "none", stroke: "rgba(0,0,0,.18)", "stroke-width": 1.5 }),
+    s("circle", { cx: 24, cy: 24, r: 15, fill: "#fff", opacity: 0.95 }),
+    s("path", { d: PLANE_PATH, fill: "#1d2b4f", transform: "translate(24 24) scale(24) rotate(45)" }));
+}
+
+// ---------------------------------------------------------------- the die
+
+const PIPS = {
+  1: [[50, 50]], 2: [[28, 28], [72, 72]], 3: [[28, 28], [50, 50], [72, 72]],
+  4: [[28, 28], [72, 28], [28, 72], [72, 72]], 5: [[28, 28], [72, 28], [50, 50], [28, 72], [72, 72]],
+  6: [[28, 26], [72, 26], [28, 50], [72, 50], [28, 74], [72, 74]],
+};
+
+export function dieFace(value) {
+  const svg = s("svg", { class: "die-face", viewBox: "0 0 100 100", "aria-hidden": "true" },
+    s("rect", { x: 4, y: 4, width: 92, height: 92, rx: 20, class: "die-body" }));
+  const pips = s("g", { class: "die-pips" });
+  svg.append(pips);
+  setDieFace(svg, value);
+  return svg;
+}
+
+export function setDieFace(svg, value) {
+  const pips = svg.querySelector(".die-pips");
+  pips.replaceChildren();
+  for (const [cx, cy] of PIPS[value] || []) {
+    pips.append(s("circle", { cx, cy, r: value === 1 ? 11 : 9, class: value === 1 ? "pip pip-one" : "pip" }));
+  }
+  if (!PIPS[value]) pips.append(s("text", { x: 50, y: 62, "text-anchor": "middle", class: "die-q" }, "?"));
+}
+
+// ---------------------------------------------------------------- toasts
+
+export function toast(message, kind = "info") {
+  const box = document.getElementById("toasts");
+  if (!box) return;
+  const el = h("div", { class: `toast toast-${kind}`, role: "status", "data-testid": "toast" }, message);
+  box.append(el);
+  while (box.children.length > 4) box.firstElementChild.remove();
+  setTimeout(() => el.classList.add("toast-out"), 3600);
+  setTimeout(() => el.remove(), 4000);
+}
+
+export function errorText(code, message) {
+  const key = `error.${code}`;
+  if (has(key)) return t(key, { message: message || "" });
+  return t("error.generic", { message: message || code || "" });
+}
+
+// ---------------------------------------------------------------- API
+
+/** fetch JSON; never throws: {ok, status, data, error:{code,message}}. */
+export async function api(method, url, body) {
+  try {
+    const init = { method, headers: {} };
+    if (body !== undefined) {
+      init.body = typeof body === "string" ? body : JSON.stringify(body);
+      init.headers["Content-Type"] = "application/json";
+    }
+    const res = await fetch(url, init);
+    let data = null;
+    try { data = await res.json(); } catch { data = null; }
+    if (!res.ok) {
+      const error = (data && data.error) || { code: "network", message: `HTTP ${res.status}` };
+      return { ok: false, status: res.status, data, error };
+    }
+    return { ok: true, status: res.status, data, error: null };
+  } catch (err) {
+    return { ok: false, status: 0, data: null, error: { code: "network", message: String(err && err.message || err) } };
+  }
+}
+
+// ---------------------------------------------------------------- seats and rules
+
+export function botLabel(name) {
+  const key = `bot.${name}`;
+  return has(key) ? t(key) : name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+export function seatLabel(seat) {
+  if (!seat || seat.kind !== "bot") return t("seat.human");
+  return t("seat.bot", { name: botLabel(seat.bot) });
+}
+
+export function optionValueLabel(name, value) {
+  if (Array.isArray(value)) return value.length ? value.join(" · ") : t("opt.none");
+  if (typeof value === "boolean") return value ? t("opt.on") : t("opt.off");
+  const key = `opt.${name}.${value}`;
+  return has(key) ? t(key) : String(value);
+}
+
+export function rulesSummary(rules, rulesName) {
+  const box = h("div", { class: "rules-summary", "data-testid": "rules-summary" });
+  box.append(h("div", { class: "rules-name" },
+    h("span", { class: "rules-badge" }, rulesName ? presetLabel(rulesName) : t("preset.custom"))));
+  const dl = h("dl", { class: "rules-list" });
+  for (const [name, value] of Object.entries(rules || {})) {
+    dl.append(h("dt", {}, t(`opt.${name}`)), h("dd", { title: has(`opt.${name}.${value}.help`) ? t(`opt.${name}.${value}.help`) : null }, optionValueLabel(name, value)));
+  }
+  box.append(dl);
+  return box;
+}
+
+export function presetLabel(name) {
+  const key = `preset.${name}`;
+  return has(key) ? t(key) : name;
+}
+
+// ---------------------------------------------------------------- event log
+
+function planesText(colour, planes) {
+  return planes.map((p) => `✈${p + 1}`).join("+");
+}
+
+/** Turn an event list into log lines: [{kind, colour, node}] (steps of one move merged). */
+export function formatEvents(events) {
+  const lines = [];
+  let i = 0;
+  while (i < events.length) {
+    const ev = events[i];
+    if (ev.type === "step") {
+      let count = 0;
+      let j = i;
+      const key = JSON.stringify(ev.planes);
+      while (j < events.length && events[j].type === "step" && JSON.stringify(events[j].planes) === key && events[j].colour === ev.colour) { count++; j++; }
+      // a bounce inside the run splits it naturally (bounce is not a step)
+      const l = line(ev, "log.step", { player: colourChip(ev.colour), planes: planesText(ev.colour, ev.planes), count });
+      l.index = i;
+      lines.push(l);
+      i = j;
+      continue;
+    }
+    const l = formatOne(ev);
+    if (l) { l.index = i; lines.push(l); }
+    i++;
+  }
+  return lines;
+}
+
+function miniDie(value) {
+  const svg = dieFace(value);
+  svg.setAttribute("class", "die-face mini-die");
+  return h("span", { class: "mini-die-wrap", title: String(value) }, svg, h("span", { class: "sr-only" }, String(value)));
+}
+
+function line(ev, key, params, extra = "") {
+  return { kind: ev.type, colour: ev.colour || ev.winner, node: h("span", { class: `log-text ${extra}` }, tNodes(key, params)) };
+}
+
+function formatOne(ev) {
+  const player = ev.colour ? colourChip(ev.colour) : null;
+  switch (ev.type) {
+    case "roll": return line(ev, "log.roll", { player, value: miniDie(ev.value) });
+    case "launch": return line(ev, "log.launch", { player, planes: planesText(ev.colour, [ev.plane]) });
+    case "bounce": return line(ev, "log.bounce", { player, planes: planesText(ev.colour, ev.planes) });
+    case "jump": return line(ev, "log.jump", { player, planes: planesText(ev.colour, ev.planes) });
+    case "flight": return line(ev, "log.flight", { player, planes: planesText(ev.colour, ev.planes) });
+    case "capture": return line(ev, ev.cause === "flight" ? "log.capture-flight" : "log.capture",
+      { by: colourChip(ev.by), player, planes: planesText(ev.colour, ev.planes) }, "log-strong");
+    case "plane-finished": return line(ev, "log.plane-finished", { player, planes: planesText(ev.colour, [ev.plane]) });
+    case "player-finished": return line(ev, "log.player-finished", { player, place: ev.place }, "log-strong");
+    case "three-sixes": return line(ev, ev.planes && ev.planes.length ? "log.three-sixes" : "log.three-sixes-none",
+      { player, planes: planesText(ev.colour, ev.planes || []) }, "log-strong");
+    case "pass": return line(ev, "log.pass", { player });
+    case "extra-roll": return line(ev, "log.extra-roll", { player });
+    case "turn": return line(ev, "log.turn", { player }, "log-turn");
+    case "game-over": return line(ev, "log.game-over", { player: colourChip(ev.winner) }, "log-strong");
+    default: return null;
+  }
+}
+
+const MEDAL = [["#f5c542", "#b8860b"], ["#d5dae3", "#8a93a6"], ["#e3a36b", "#9c5a24"]];
+/** A place medal (gold, silver, bronze, then a plain number). */
+export function medal(place) {
+  const [fill, edge] = MEDAL[place - 1] || ["#eef1f8", "#a5acc4"];
+  return s("svg", { class: "medal", width: 26, height: 26, viewBox: "-13 -13 26 26", role: "img", "aria-label": String(place) },
+    place <= 3 ? s("path", { d: "M-7,-13 L-2,-3 L2,-3 L-3,-13Z M7,-13 L2,-3 L-2,-3 L3,-13Z", fill: ["#3e63dd", "#e5484d", "#30a46c"][place - 1], opacity: 0.85 }) : null,
+    s("circle", { cx: 0, cy: 3, r: 9, fill, stroke: edge, "stroke-width": 1.6 }),
+    s("text", { x: 0, y: 7, "text-anchor": "middle", "font-size": 11, "font-weight": 800, fill: place <= 3 ? "#4a3300" : "#4a5475", "font-family": "system-ui, sans-serif" }, String(place)));
+}
+
+export function trophySvg(size = 64) {
+  return s("svg", { class: "trophy-svg", width: size, height: size, viewBox: "0 0 64 64", "aria-hidden": "true" },
+    s("path", { d: "M18 10 H46 V24 C46 34 40 40 32 40 C24 40 18 34 18 24Z", fill: "#f5c542", stroke: "#b8860b", "stroke-width": 2.5, "stroke-linejoin": "round" }),
+    s("path", { d: "M18 14 H10 C10 24 14 28 20 29 M46 14 H54 C54 24 50 28 44 29", fill: "none", stroke: "#b8860b", "stroke-width": 3, "stroke-linecap": "round" }),
+    s("path", { d: "M28 40 H36 L37 48 H27Z", fill: "#e0ad2e", stroke: "#b8860b", "stroke-width": 2, "stroke-linejoin": "round" }),
+    s("rect", { x: 20, y: 48, width: 24, height: 7, rx: 2.5, fill: "#8a5a00" }),
+    s("path", { d: "M24 15 C24 24 25 30 29 34", fill: "none", stroke: "#fff", "stroke-width": 3, "stroke-linecap": "round", opacity: 0.6 }));
+}
+
+export function globeSvg(size = 18) {
+  return s("svg", { class: "globe", width: size, height: size, viewBox: "0 0 24 24", "aria-hidden": "true", fill: "none", stroke: "currentColor", "stroke-width": 1.8 },
+    s("circle", { cx: 12, cy: 12, r: 9 }), s("path", { d: "M3 12 H21 M12 3 C15 6 15 18 12 21 C9 18 9 6 12 3" }));
+}
