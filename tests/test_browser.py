@@ -199,3 +199,50 @@ def test_keyboard_plays_and_phone_layout(browser: Any, server: Server) -> None:
     assert box["width"] <= 390 and box["width"] > 300
     tab.shot("phone")
     tab.close()
+
+
+RECORDS = Path(__file__).resolve().parent / "records"
+
+
+def test_load_a_record_to_watch_or_continue_and_refuse_a_bad_one(browser: Any, server: Server,
+                                                                 tmp_path: Path) -> None:
+    tab = Page(browser, server.url)
+    tab.page.wait_for_selector("body[data-screen=home]")
+    # an unfinished game: the first 60 actions of a golden game
+    import json
+    data = json.loads((RECORDS / "traditional-4p.json").read_text())
+    data["actions"] = data["actions"][:60]
+    partial = tmp_path / "partial.json"
+    partial.write_text(json.dumps(data))
+    tab.testid("load-record").set_input_files(str(partial))
+    tab.testid("loaded-watch").click()
+    tab.page.wait_for_selector("body[data-screen=replay]")
+    assert tab.testid("replay-position").inner_text().replace(" ", "").endswith("/60")
+    tab.testid("continue").click()
+    tab.page.wait_for_selector("body[data-screen=game]")
+    tab.idle()
+    assert tab.testid("die").get_attribute("data-state") in ("ready", "waiting", "move")
+    # a foreign file: refused with a clear message; the 400 answer is the only console error
+    tab.testid("home").click()
+    tab.page.wait_for_selector("body[data-screen=home]")
+    foreign = tmp_path / "foreign.json"
+    foreign.write_text(json.dumps({"format": "chess/1", "moves": ["e4"]}))
+    tab.testid("load-record").set_input_files(str(foreign))
+    error = tab.testid("load-error")
+    error.wait_for()
+    assert "format" in error.inner_text()
+    tab.errors = [e for e in tab.errors if "status of 400" not in e]
+    assert tab.page.locator("[data-testid=game-item]").count() == 1
+    tab.close()
+
+
+def test_rematch_starts_a_fresh_game_with_the_same_seats(browser: Any, server: Server) -> None:
+    tab = Page(browser, server.url)
+    set_up_game(tab, {"red": "bot:heuristic", "blue": "bot:random"})
+    tab.testid("end-screen").wait_for(timeout=60_000)
+    first = tab.page.url
+    tab.testid("rematch").click()
+    tab.page.wait_for_function(f"location.href !== {first!r}")
+    tab.page.wait_for_selector("body[data-screen=game]")
+    assert tab.page.locator("[data-testid=end-screen]").count() == 0 or not tab.testid("end-screen").is_visible()
+    tab.close()
