@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from .board import CENTRE
-from .bots import make_bot
+from .bots import Bot, make_bot
 from .game import DEFAULT_PLAYERS, State, moves_unchecked, new_game, play_unchecked
 from .rules import Rules
 
@@ -58,14 +58,13 @@ def lineup_for(bots: Sequence[str], index: int) -> tuple[str, ...]:
     return tuple(bots[(seat - shift) % len(bots)] for seat in range(len(bots)))
 
 
-def play_game(rules: Rules, bots: Sequence[str], seed: int, index: int) -> GameResult:
-    """Game `index` of a run with master `seed`."""
-    lineup = lineup_for(bots, index)
-    dice = random.Random(f"flyingchess-sim:{seed}:{index}")
-    players = DEFAULT_PLAYERS[len(lineup)]
-    seats = [make_bot(name, dice.getrandbits(32)) for name in lineup]
-    shortcuts = [getattr(bot, "choose_among", None) for bot in seats]
-    state = new_game(players, rules)
+def play_bots(rules: Rules, bots: Sequence[Bot], dice: random.Random) -> tuple[State, int]:
+    """One game between bot objects in seat order (default colours); returns (final, rolls).
+
+    Forced moves (none or one legal) are made without asking the bot; a bot with a
+    `choose_among(state, moves)` shortcut is given the moves already computed."""
+    state = new_game(DEFAULT_PLAYERS[len(bots)], rules)
+    shortcuts = [getattr(bot, "choose_among", None) for bot in bots]
     uniform = dice.random
     rolls = 0
     while not state.over:
@@ -76,13 +75,22 @@ def play_game(rules: Rules, bots: Sequence[str], seed: int, index: int) -> GameR
             if shortcut is not None:
                 plane = shortcut(state, moves)
             else:
-                plane = seats[state.turn].choose(state._replace(roll=value))
+                plane = bots[state.turn].choose(state._replace(roll=value))
         else:
-            plane = moves[0] if moves else None  # forced: nothing for a bot to decide
+            plane = moves[0] if moves else None
         state = play_unchecked(state, value, plane)
         rolls += 1
         if rolls > MAX_ROLLS:
-            raise RuntimeError(f"game {index} of seed {seed} did not end")
+            raise RuntimeError("a game did not end")
+    return state, rolls
+
+
+def play_game(rules: Rules, bots: Sequence[str], seed: int, index: int) -> GameResult:
+    """Game `index` of a run with master `seed`."""
+    lineup = lineup_for(bots, index)
+    dice = random.Random(f"flyingchess-sim:{seed}:{index}")
+    seats = [make_bot(name, dice.getrandbits(32)) for name in lineup]
+    state, rolls = play_bots(rules, seats, dice)
     return GameResult(index, lineup, finishing_places(state), rolls)
 
 

@@ -7,11 +7,18 @@ new bot is one module plus one `register` call.
 from __future__ import annotations
 
 from .base import BOTS, Bot, BotInfo, bot_names, make_bot, register
+from .expectimax import ExpectimaxBot
+from .greedy import GreedyBot
 from .heuristic import HeuristicBot
 from .random_bot import RandomBot
 
 register(BotInfo("random", 0, "picks any legal move at random", RandomBot))
 register(BotInfo("heuristic", 1, "captures, then jumps and flights, then launches, then its leading plane",
                  HeuristicBot))
+register(BotInfo("greedy", 2, "plays the move whose position evaluates best: progress, danger, readiness",
+                 GreedyBot))
+register(BotInfo("expectimax", 3, "looks ahead over the next roll and the reply, with the greedy evaluation",
+                 ExpectimaxBot))
 
-__all__ = ["BOTS", "Bot", "BotInfo", "HeuristicBot", "RandomBot", "bot_names", "make_bot", "register"]
+__all__ = ["BOTS", "Bot", "BotInfo", "ExpectimaxBot", "GreedyBot", "HeuristicBot", "RandomBot",
+           "bot_names", "make_bot", "register"]
