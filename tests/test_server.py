@@ -22,7 +22,16 @@ HEURISTIC = {"kind": "bot", "bot": "heuristic"}
 def client(tmp_path: Path) -> Iterator[TestClient]:
     store = Store(tmp_path / "games.sqlite3")
     seeds = iter(range(1000))
-    with TestClient(create_app(store, lambda: random.Random(next(seeds)))) as test_client:
+    # scripted games send far faster than a person: lift the per-connection rate limit
+    with TestClient(create_app(store, lambda: random.Random(next(seeds)), (1e6, 1e6))) as test_client:
+        yield test_client
+    store.close()
+
+
+@pytest.fixture()
+def limited_client(tmp_path: Path) -> Iterator[TestClient]:
+    store = Store(tmp_path / "games.sqlite3")
+    with TestClient(create_app(store)) as test_client:
         yield test_client
     store.close()
 
@@ -248,3 +257,42 @@ def test_a_database_that_cannot_be_opened_is_a_clear_error(tmp_path: Path) -> No
     not_a_database.write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(StoreError, match="cannot open the games database"):
         Store(not_a_database)
+
+
+def test_a_foreign_origin_is_refused_and_the_own_origin_accepted(client: TestClient) -> None:
+    created = new_game(client, {"red": HUMAN, "blue": HUMAN})
+    from starlette.websockets import WebSocketDisconnect
+    with pytest.raises(WebSocketDisconnect):
+        with client.websocket_connect(f"/ws/{created['id']}", headers={"origin": "http://evil.example"}):
+            pass
+    with client.websocket_connect(f"/ws/{created['id']}", headers={"origin": "http://testserver"}) as socket:
+        assert socket.receive_json()["type"] == "snapshot"
+
+
+def test_flooding_is_rate_limited_then_cut_off(limited_client: TestClient) -> None:
+    client = limited_client
+    created = new_game(client, {"red": HUMAN, "blue": HUMAN})
+    from starlette.websockets import WebSocketDisconnect
+    with client.websocket_connect(f"/ws/{created['id']}") as socket:
+        socket.receive_json()
+        for _ in range(100):
+            socket.send_json({"type": "sync"})
+        replies = [socket.receive_json()]
+        while replies[-1].get("code") != "rate-limited":
+            replies.append(socket.receive_json())
+        assert 55 <= len(replies) <= 100  # the burst was served, then the rest refused
+        with pytest.raises(WebSocketDisconnect):
+            for _ in range(600):
+                socket.send_json({"type": "sync"})
+            while True:
+                socket.receive_json()
+    # the game is unharmed
+    assert client.get(f"/api/games/{created['id']}").json()["game"]["actions"] == 0
+
+
+def test_rate_limit_refills_over_time() -> None:
+    from flyingchess.server.protocol import RateLimit
+    limit = RateLimit(now=0.0, rate=10, burst=2)
+    assert limit.allow(0.0) and limit.allow(0.0) and not limit.allow(0.0)
+    assert limit.allow(0.1) and not limit.allow(0.1)
+    assert not limit.flooding

@@ -222,7 +222,8 @@ def command_play(args: argparse.Namespace) -> int:
             "pip install 'flyingchess[web]'") from None
     if not 0 <= args.port <= 65535:
         raise CommandError(f"--port {args.port} is not a port number")
-    return serve(args.host, args.port, args.data, open_browser=not args.no_browser)
+    host = "0.0.0.0" if getattr(args, "lan", False) else args.host
+    return serve(host, args.port, args.data, open_browser=not args.no_browser)
 
 
 def _progress(total: int, label: str) -> Any:
@@ -390,10 +391,19 @@ def build_parser() -> argparse.ArgumentParser:
     play = commands.add_parser("play", help="play in the browser (starts a local server)")
     play.add_argument("--port", type=int, default=0, help="port to listen on (default: a free one)")
     play.add_argument("--host", default="127.0.0.1", help=argparse.SUPPRESS)
+    play.add_argument("--lan", action="store_true",
+                      help="listen on every network interface so phones on your Wi-Fi can join")
     play.add_argument("--no-browser", action="store_true", help="do not open a browser")
     play.add_argument("--data", type=Path, default=None,
                       help="folder for the games database (default: your user data folder)")
     play.set_defaults(handler=command_play)
+
+    serve_parser = commands.add_parser("serve", help="run the game server for a network (no browser)")
+    serve_parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all)")
+    serve_parser.add_argument("--port", type=int, default=8000)
+    serve_parser.add_argument("--data", type=Path, default=None,
+                              help="folder for the games database (default: your user data folder)")
+    serve_parser.set_defaults(handler=command_play, no_browser=True)
 
     demo = commands.add_parser("demo", help="watch bots play a full game in the terminal")
     demo.add_argument("--bots", default="heuristic,random,heuristic,random",

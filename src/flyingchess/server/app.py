@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
@@ -25,7 +26,9 @@ from ..game import GameSetupError, validate_players
 from ..layout import board_layout
 from ..record import ActionError, RecordError, parse_record
 from ..rules import CHOICES, OPTION_NAMES, PRESETS, SET_OPTIONS, Rules, RulesError
-from .protocol import MAX_MESSAGE_BYTES, Move, ProtocolError, Roll, Speed, Sync, parse_message
+from .protocol import (
+    MAX_MESSAGE_BYTES, RATE_BURST, RATE_PER_SECOND, Move, ProtocolError, RateLimit, Roll, Speed, Sync, parse_message, same_origin,
+)
 from .rooms import Rooms, iso_time
 from .store import Store
 
@@ -74,8 +77,10 @@ async def _json_body(request: Request, limit: int = 64_000) -> Any:
 Handler = Callable[[Request], Awaitable[Response]]
 
 
-def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.Random) -> Starlette:
-    """The app over one store. Tests pass a seeded `dice_factory`; players get fresh dice."""
+def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.Random,
+               message_rate: tuple[float, float] = (RATE_PER_SECOND, RATE_BURST)) -> Starlette:
+    """The app over one store. Tests pass a seeded `dice_factory` (players get fresh dice)
+    and may raise `message_rate` (per second, burst) to script games at full speed."""
     rooms = Rooms(store, dice_factory)
     meta = _meta()
 
@@ -156,7 +161,11 @@ def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.
         return JSONResponse({"deleted": True})
 
     async def game_socket(websocket: WebSocket) -> None:
+        if not same_origin(websocket.headers.get("origin"), websocket.headers.get("host")):
+            await websocket.close(code=1008)  # refused during the handshake: HTTP 403
+            return
         await websocket.accept()
+        limit = RateLimit(time.monotonic(), *message_rate)
         try:
             room = rooms.get(websocket.path_params["game_id"])
         except ProtocolError as error:
@@ -171,6 +180,14 @@ def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect":
                     break
+                if not limit.allow(time.monotonic()):
+                    if limit.flooding:
+                        await websocket.close(code=1008)
+                        break
+                    if limit.refused % 20 == 1:  # say so now and then, not once per message
+                        await websocket.send_json(ProtocolError(
+                            "rate-limited", "too many messages: slow down").to_json())
+                    continue
                 text = message.get("text")
                 if text is None:
                     text = (message.get("bytes") or b"")[:MAX_MESSAGE_BYTES + 1].decode(

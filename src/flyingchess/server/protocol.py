@@ -15,6 +15,10 @@ from ..bots import BOTS
 
 MAX_MESSAGE_BYTES: Final = 4096
 SPEEDS: Final = ("slow", "normal", "fast", "instant")
+RATE_PER_SECOND: Final = 30.0
+RATE_BURST: Final = 60.0
+FLOOD_LIMIT: Final = 300
+"""Messages refused for rate before the connection is closed as a flood."""
 
 
 class ProtocolError(Exception):
@@ -127,3 +131,43 @@ def parse_seats(players: tuple[str, ...], seats: Any) -> dict[str, dict[str, str
         raise ProtocolError("bad-request", f"seat {str(unknown[0])[:20]!r} is not a playing colour"
                             if unknown[0] in COLOURS else "seats name an unknown colour")
     return out
+
+
+class RateLimit:
+    """A token bucket per connection: a burst of RATE_BURST messages, then RATE_PER_SECOND.
+
+    `allow` says whether a message may be handled; `flooding` whether the sender has
+    ignored so many refusals that the connection should be closed."""
+
+    def __init__(self, now: float, rate: float = RATE_PER_SECOND, burst: float = RATE_BURST) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.tokens = burst
+        self.last = now
+        self.refused = 0
+
+    def allow(self, now: float) -> bool:
+        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
+        self.last = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        self.refused += 1
+        return False
+
+    @property
+    def flooding(self) -> bool:
+        return self.refused > FLOOD_LIMIT
+
+
+def same_origin(origin: str | None, host: str | None) -> bool:
+    """Whether a WebSocket's Origin header names the host it connected to.
+
+    Browsers always send Origin; a page on another site must not drive a game here.
+    Clients that send no Origin (scripts, tests) are not browsers and are let in."""
+    if origin is None:
+        return True
+    if origin == "null" or host is None:
+        return False
+    from urllib.parse import urlsplit
+    return urlsplit(origin).netloc.lower() == host.lower()

@@ -20,6 +20,15 @@ def default_data_dir() -> Path:
     return Path(platformdirs.user_data_dir("flyingchess", appauthor=False))
 
 
+def lan_addresses() -> list[str]:
+    """This machine's own IPv4 addresses other than loopback (asks the resolver, sends nothing)."""
+    try:
+        infos = socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)
+    except OSError:
+        return []
+    return sorted({str(info[4][0]) for info in infos if not str(info[4][0]).startswith("127.")})
+
+
 def serve(host: str, port: int, data: Path | None, open_browser: bool) -> int:
     """Run until interrupted. Returns the exit status (2 when the store or port fails)."""
     folder = data if data is not None else default_data_dir()
@@ -41,6 +50,9 @@ def serve(host: str, port: int, data: Path | None, open_browser: bool) -> int:
     address = f"http://{shown}:{bound}/"
     print(f"flyingchess is running at {address}  (games are saved in {folder}; Ctrl+C stops)",
           flush=True)
+    if host in ("0.0.0.0", "::"):
+        for lan in lan_addresses():
+            print(f"  on your network: http://{lan}:{bound}/", flush=True)
     config = uvicorn.Config(create_app(store), log_level=os.environ.get("FLYINGCHESS_LOG", "warning"),
                             ws="websockets-sansio")
     server = uvicorn.Server(config)

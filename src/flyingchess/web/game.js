@@ -358,8 +358,15 @@ export function mountGame(root, app, gameId) {
     scrollLog();
   }
 
+  // Reading scrollHeight forces a layout: do it once per frame, not once per line.
+  let scrollQueued = false;
   function scrollLog() {
-    logList.scrollTop = logList.scrollHeight;
+    if (scrollQueued) return;
+    scrollQueued = true;
+    requestAnimationFrame(() => {
+      scrollQueued = false;
+      logList.scrollTop = logList.scrollHeight;
+    });
   }
 
   async function loadHistory(game) {
