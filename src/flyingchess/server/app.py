@@ -27,9 +27,10 @@ from ..layout import board_layout
 from ..record import ActionError, RecordError, parse_record
 from ..rules import CHOICES, OPTION_NAMES, PRESETS, SET_OPTIONS, Rules, RulesError
 from .protocol import (
-    MAX_MESSAGE_BYTES, RATE_BURST, RATE_PER_SECOND, Move, ProtocolError, RateLimit, Roll, Speed, Sync, parse_message, same_origin,
+    MAX_MESSAGE_BYTES, RATE_BURST, RATE_PER_SECOND, Chat, Hello, Join, Kick, Message, Move,
+    ProtocolError, RateLimit, React, Roll, SetSeat, Speed, Sync, parse_message, same_origin,
 )
-from .rooms import Rooms, iso_time
+from .rooms import Control, Room, Rooms, iso_time
 from .store import Store
 
 WEB = Path(__file__).resolve().parent.parent / "web"
@@ -78,9 +79,13 @@ Handler = Callable[[Request], Awaitable[Response]]
 
 
 def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.Random,
-               message_rate: tuple[float, float] = (RATE_PER_SECOND, RATE_BURST)) -> Starlette:
+               message_rate: tuple[float, float] = (RATE_PER_SECOND, RATE_BURST),
+               local: bool = True) -> Starlette:
     """The app over one store. Tests pass a seeded `dice_factory` (players get fresh dice)
-    and may raise `message_rate` (per second, burst) to script games at full speed."""
+    and may raise `message_rate` (per second, burst) to script games at full speed.
+
+    `local`: the server listens on loopback only, so every page is the host's own. On a
+    network (`serve`, `play --lan`) a page proves its seat with a token (hello)."""
     rooms = Rooms(store, dice_factory)
     meta = _meta()
 
@@ -120,8 +125,8 @@ def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.
             players = validate_players(body.get("players", ["red", "blue"]))
         except (RulesError, GameSetupError) as error:
             raise ProtocolError("bad-request", str(error)) from None
-        room = rooms.create(rules, players, body.get("seats"))
-        return JSONResponse({"id": room.id, "game": room.snapshot()})
+        room, host_token = rooms.create(rules, players, body.get("seats"))
+        return JSONResponse({"id": room.id, "host_token": host_token, "game": room.snapshot()})
 
     async def get_game(request: Request) -> Response:
         room = rooms.get(request.path_params["game_id"])
@@ -137,8 +142,10 @@ def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.
 
     async def rematch(request: Request) -> Response:
         old = rooms.get(request.path_params["game_id"])
-        room = rooms.create(old.rules, old.players, old.seats)
-        return JSONResponse({"id": room.id, "game": room.snapshot()})
+        seats = {colour: seat if seat["kind"] != "player" else {"kind": "open"}
+                 for colour, seat in old.seats.items()}
+        room, host_token = rooms.create(old.rules, old.players, seats)
+        return JSONResponse({"id": room.id, "host_token": host_token, "game": room.snapshot()})
 
     async def import_record(request: Request) -> Response:
         body = await request.body()
@@ -146,19 +153,46 @@ def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.
             return _error(400, "bad-record", "the record file is too large")
         try:
             record = parse_record(json.loads(body))
-            room = rooms.import_record(record)
+            room, host_token = rooms.import_record(record)
         except (ValueError, RecursionError) as error:
             if isinstance(error, (RecordError, ActionError)):
                 message = str(error)
             else:
                 message = "the file is not a JSON game record"
             return _error(400, "bad-record", message)
-        return JSONResponse({"id": room.id, "game": room.snapshot()})
+        return JSONResponse({"id": room.id, "host_token": host_token, "game": room.snapshot()})
 
     async def delete_game(request: Request) -> Response:
         if not rooms.forget(request.path_params["game_id"]):
             raise ProtocolError("unknown-game", "no game with that id")
         return JSONResponse({"deleted": True})
+
+    async def handle(room: Room, websocket: WebSocket, control: Control, request: Message) -> Control:
+        """Carry out one checked request; returns the connection's control afterwards."""
+        if isinstance(request, Roll):
+            await room.human_roll(control)
+        elif isinstance(request, Move):
+            await room.human_move(request.plane, control)
+        elif isinstance(request, Speed):
+            await room.set_speed(request.speed)
+        elif isinstance(request, Sync):
+            await websocket.send_json({"type": "snapshot", "game": room.snapshot()})
+        elif isinstance(request, Hello):
+            control = room.authenticate(request.token)
+            await websocket.send_json({"type": "welcome", "role": control.role,
+                                       "colours": sorted(control.colours)})
+        elif isinstance(request, Join):
+            token, control = await room.join(request.colour, request.name)
+            await websocket.send_json({"type": "joined", "colour": request.colour, "token": token})
+        elif isinstance(request, SetSeat):
+            await room.set_seat(control, request.colour, request.kind, request.bot)
+        elif isinstance(request, Kick):
+            await room.set_seat(control, request.colour, "open", None)
+        elif isinstance(request, Chat):
+            await room.say(control, text=request.text)
+        elif isinstance(request, React):
+            await room.say(control, emoji=request.emoji)
+        return control
 
     async def game_socket(websocket: WebSocket) -> None:
         if not same_origin(websocket.headers.get("origin"), websocket.headers.get("host")):
@@ -166,6 +200,8 @@ def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.
             return
         await websocket.accept()
         limit = RateLimit(time.monotonic(), *message_rate)
+        # On a server only this machine can reach, whoever opens the page is the host.
+        control = Control(host=local)
         try:
             room = rooms.get(websocket.path_params["game_id"])
         except ProtocolError as error:
@@ -193,15 +229,7 @@ def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.
                     text = (message.get("bytes") or b"")[:MAX_MESSAGE_BYTES + 1].decode(
                         "utf-8", "replace")
                 try:
-                    request = parse_message(text)
-                    if isinstance(request, Roll):
-                        await room.human_roll()
-                    elif isinstance(request, Move):
-                        await room.human_move(request.plane)
-                    elif isinstance(request, Speed):
-                        await room.set_speed(request.speed)
-                    elif isinstance(request, Sync):
-                        await websocket.send_json({"type": "snapshot", "game": room.snapshot()})
+                    control = await handle(room, websocket, control, parse_message(text))
                 except ProtocolError as error:
                     await websocket.send_json(error.to_json())
         except WebSocketDisconnect:

@@ -53,7 +53,109 @@ class Sync:
     pass
 
 
-Message = Roll | Move | Speed | Sync
+@dataclass(frozen=True)
+class Hello:
+    token: str
+
+
+@dataclass(frozen=True)
+class Join:
+    colour: str
+    name: str
+
+
+@dataclass(frozen=True)
+class SetSeat:
+    colour: str
+    kind: str
+    bot: str | None
+
+
+@dataclass(frozen=True)
+class Kick:
+    colour: str
+
+
+@dataclass(frozen=True)
+class Chat:
+    text: str
+
+
+@dataclass(frozen=True)
+class React:
+    emoji: str
+
+
+Message = Roll | Move | Speed | Sync | Hello | Join | SetSeat | Kick | Chat | React
+
+NAME_LIMIT: Final = 24
+CHAT_LIMIT: Final = 200
+TOKEN_LIMIT: Final = 100
+REACTIONS: Final = ("👍", "😂", "😮", "😢", "🎉", "✈️")
+SEAT_KINDS: Final = ("human", "bot", "open")
+"""Seat kinds a host may set: played on the host's device, by a bot, or open to join."""
+
+
+def clean_text(value: Any, what: str, limit: int) -> str:
+    """Text without control characters or surrounding space, 1..limit characters.
+
+    The text stays data: pages must insert it as text, never as markup."""
+    if not isinstance(value, str):
+        raise ProtocolError("bad-message", f"{what} must be a string")
+    text = " ".join("".join(c for c in value if c.isprintable() or c == " ").split())
+    if not text:
+        raise ProtocolError("bad-message", f"{what} is empty")
+    if len(text) > limit:
+        raise ProtocolError("bad-message", f"{what} is longer than {limit} characters")
+    return text
+
+
+def _colour(data: Mapping[str, Any]) -> str:
+    colour = data.get("colour")
+    if colour not in COLOURS:
+        raise ProtocolError("bad-message", "colour must be red, yellow, blue or green")
+    return str(colour)
+
+
+def _hello(data: Mapping[str, Any]) -> Message:
+    _expect_only(data, {"token"})
+    token = data.get("token")
+    if not isinstance(token, str) or not 0 < len(token) <= TOKEN_LIMIT:
+        raise ProtocolError("bad-message", "token must be a string")
+    return Hello(token)
+
+
+def _join(data: Mapping[str, Any]) -> Message:
+    _expect_only(data, {"colour", "name"})
+    return Join(_colour(data), clean_text(data.get("name"), "name", NAME_LIMIT))
+
+
+def _set_seat(data: Mapping[str, Any]) -> Message:
+    _expect_only(data, {"colour", "kind", "bot"})
+    kind = data.get("kind")
+    if kind not in SEAT_KINDS:
+        raise ProtocolError("bad-message", f"kind must be one of {', '.join(SEAT_KINDS)}")
+    bot = data.get("bot")
+    if kind == "bot" and bot not in BOTS:
+        raise ProtocolError("bad-message", f"unknown bot {json.dumps(bot)[:40]}")
+    return SetSeat(_colour(data), str(kind), str(bot) if kind == "bot" else None)
+
+
+def _kick(data: Mapping[str, Any]) -> Message:
+    _expect_only(data, {"colour"})
+    return Kick(_colour(data))
+
+
+def _chat(data: Mapping[str, Any]) -> Message:
+    _expect_only(data, {"text"})
+    return Chat(clean_text(data.get("text"), "text", CHAT_LIMIT))
+
+
+def _react(data: Mapping[str, Any]) -> Message:
+    _expect_only(data, {"emoji"})
+    if data.get("emoji") not in REACTIONS:
+        raise ProtocolError("bad-message", f"emoji must be one of {' '.join(REACTIONS)}")
+    return React(str(data["emoji"]))
 
 
 def _expect_only(data: Mapping[str, Any], allowed: set[str]) -> None:
@@ -88,7 +190,8 @@ def _sync(data: Mapping[str, Any]) -> Message:
     return Sync()
 
 
-PARSERS: Final = {"roll": _roll, "move": _move, "speed": _speed, "sync": _sync}
+PARSERS: Final = {"roll": _roll, "move": _move, "speed": _speed, "sync": _sync, "hello": _hello,
+                  "join": _join, "seat": _set_seat, "kick": _kick, "chat": _chat, "react": _react}
 
 
 def parse_message(text: str | bytes) -> Message:
@@ -117,15 +220,15 @@ def parse_seats(players: tuple[str, ...], seats: Any) -> dict[str, dict[str, str
     out: dict[str, dict[str, str]] = {}
     for colour in players:
         seat = seats.get(colour, {"kind": "human"})
-        if not isinstance(seat, dict) or seat.get("kind") not in ("human", "bot"):
-            raise ProtocolError("bad-request", f"seat {colour}: kind must be human or bot")
+        if not isinstance(seat, dict) or seat.get("kind") not in SEAT_KINDS:
+            raise ProtocolError("bad-request", f"seat {colour}: kind must be human, bot or open")
         if seat["kind"] == "bot":
             if seat.get("bot") not in BOTS:
                 raise ProtocolError("bad-request",
                                     f"seat {colour}: unknown bot {json.dumps(seat.get('bot'))}")
             out[colour] = {"kind": "bot", "bot": str(seat["bot"])}
         else:
-            out[colour] = {"kind": "human"}
+            out[colour] = {"kind": str(seat["kind"])}
     unknown = [colour for colour in seats if colour not in players]
     if unknown:
         raise ProtocolError("bad-request", f"seat {str(unknown[0])[:20]!r} is not a playing colour"

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import hashlib
+import hmac
 import random
 import secrets
+import time
 import zlib
+from dataclasses import dataclass
 from typing import Any, Callable, Final, Protocol
 
 from ..bots import Bot, make_bot
@@ -58,6 +62,23 @@ def describe_move(state: State, plane: int) -> dict[str, Any]:
     }
 
 
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Control:
+    """What one connection may do: the host plays the room's `human` seats and manages
+    seats; a player plays the seat its token names; anyone else watches."""
+
+    host: bool = False
+    colours: frozenset[str] = frozenset()
+
+    @property
+    def role(self) -> str:
+        return "host" if self.host else "player" if self.colours else "spectator"
+
+
 class Room:
     def __init__(self, store: Store, stored: StoredGame, dice: random.Random) -> None:
         self.store = store
@@ -67,6 +88,7 @@ class Room:
         self.rules = Rules.from_json(stored.rules)
         self.players = tuple(stored.players)
         self.seats: dict[str, dict[str, str]] = stored.seats
+        self.host_token = stored.host_token
         self.extra = stored.extra
         self.speed = stored.speed
         self.actions: list[tuple[int, int | None]] = list(stored.actions)
@@ -89,6 +111,20 @@ class Room:
         colour = self.state.colour
         return None if colour is None else self.seats[colour]
 
+    def public_seats(self) -> dict[str, dict[str, str]]:
+        """Seats as every page may see them: never a token or its hash."""
+        return {colour: {k: v for k, v in seat.items() if k != "token"} for colour, seat in self.seats.items()}
+
+    def authenticate(self, token: str) -> Control:
+        """The control a secret token gives, compared in constant time."""
+        digest = token_hash(token)
+        if self.host_token is not None and hmac.compare_digest(digest, self.host_token):
+            return Control(host=True)
+        for colour, seat in self.seats.items():
+            if "token" in seat and hmac.compare_digest(digest, seat["token"]):
+                return Control(colours=frozenset({colour}))
+        raise ProtocolError("bad-token", "that token opens no seat in this game")
+
     def snapshot(self) -> dict[str, Any]:
         state = self.state
         moves = []
@@ -101,7 +137,7 @@ class Room:
             "rules": self.rules.to_json(),
             "rules_name": self.rules.preset_name(),
             "players": list(self.players),
-            "seats": self.seats,
+            "seats": self.public_seats(),
             "state": canonical_state(state),
             "phase": state.phase,
             "roll": state.roll,
@@ -112,7 +148,7 @@ class Room:
 
     def record(self) -> Record:
         record = Record(self.rules, self.players, [], rules_to_json(self.rules),
-                        dict(self.extra, seats=self.seats, id=self.id))
+                        dict(self.extra, seats=self.public_seats(), id=self.id))
         for value, plane in self.actions:
             record.add(value, plane)
         return record
@@ -131,9 +167,54 @@ class Room:
 
     # ---------------------------------------------------------------- changes
 
-    async def human_roll(self) -> None:
+    async def join(self, colour: str, name: str) -> tuple[str, Control]:
+        """Take an open seat: returns the new secret token (shown to that page only)."""
         async with self.lock:
-            self._check_human_turn("roll")
+            if colour not in self.seats:
+                raise ProtocolError("bad-message", f"{colour} does not play in this game")
+            if self.seats[colour]["kind"] != "open":
+                raise ProtocolError("seat-taken", f"the {colour} seat is not free")
+            token = secrets.token_urlsafe(24)
+            self.seats[colour] = {"kind": "player", "name": name, "token": token_hash(token)}
+            self.store.set_seats(self.id, self.seats)
+            await self._broadcast([])
+        self.wake_bots()
+        return token, Control(colours=frozenset({colour}))
+
+    async def set_seat(self, control: Control, colour: str, kind: str, bot: str | None) -> None:
+        """The host gives a seat to a bot, to its own device, or opens it (removing a player)."""
+        async with self.lock:
+            if not control.host:
+                raise ProtocolError("not-host", "only the host may change seats")
+            if colour not in self.seats:
+                raise ProtocolError("bad-message", f"{colour} does not play in this game")
+            self.seats[colour] = {"kind": kind, "bot": bot or "heuristic"} if kind == "bot" else {"kind": kind}
+            self.bots.pop(colour, None)
+            self.store.set_seats(self.id, self.seats)
+            await self._broadcast([])
+        self.wake_bots()
+
+    async def say(self, control: Control, text: str | None = None, emoji: str | None = None) -> None:
+        """Chat or a reaction, from the host or a player, to everyone in the room."""
+        if control.role == "spectator":
+            raise ProtocolError("not-your-seat", "only players may chat")
+        colour = next(iter(control.colours), None)
+        name = self.seats[colour].get("name", colour) if colour else "host"
+        if text is not None:
+            now = time.time()
+            self.store.add_chat(self.id, now, colour, name, text)
+            message = {"type": "chat", "colour": colour, "name": name, "text": text, "at": iso_time(now)}
+        else:
+            message = {"type": "react", "colour": colour, "name": name, "emoji": emoji}
+        for watcher in list(self.watchers):
+            try:
+                await watcher.send_json(message)
+            except Exception:
+                self.watchers.discard(watcher)
+
+    async def human_roll(self, control: Control = Control(host=True)) -> None:
+        async with self.lock:
+            self._check_human_turn("roll", control)
             value = self.dice.randint(1, 6)
             rolled, events = roll(self.state, value)
             if legal_moves(rolled):
@@ -144,9 +225,9 @@ class Room:
             await self._broadcast(events)
         self.wake_bots()
 
-    async def human_move(self, plane: int) -> None:
+    async def human_move(self, plane: int, control: Control = Control(host=True)) -> None:
         async with self.lock:
-            self._check_human_turn("move")
+            self._check_human_turn("move", control)
             assert self.state.roll is not None
             value = self.state.roll
             try:
@@ -163,12 +244,18 @@ class Room:
             await self._broadcast([])
         self.wake_bots()
 
-    def _check_human_turn(self, phase: str) -> None:
+    def _check_human_turn(self, phase: str, control: Control) -> None:
         if self.state.over:
             raise ProtocolError("game-over", "the game is over")
+        colour = self.state.colour
         seat = self.seat_to_move()
-        if seat is None or seat["kind"] != "human":
-            raise ProtocolError("not-your-turn", f"{self.state.colour} is played by a bot")
+        assert colour is not None and seat is not None
+        if seat["kind"] == "bot":
+            raise ProtocolError("not-your-turn", f"{colour} is played by a bot")
+        if seat["kind"] == "open":
+            raise ProtocolError("waiting-for-players", f"the {colour} seat is waiting for a player")
+        if not ((control.host and seat["kind"] == "human") or colour in control.colours):
+            raise ProtocolError("not-your-seat", f"you do not play {colour}")
         if self.state.phase != phase:
             wanted = "choose a plane" if self.state.phase == "move" else "roll the die"
             raise ProtocolError("wrong-phase", f"{self.state.colour} must {wanted} first")
@@ -247,7 +334,8 @@ class Rooms:
 
     def create(self, rules: Rules, players: tuple[str, ...], seats: Any,
                actions: list[tuple[int, int | None]] | None = None,
-               extra: dict[str, Any] | None = None) -> Room:
+               extra: dict[str, Any] | None = None) -> tuple[Room, str]:
+        """A new stored game, and the host's secret token (handed to its creator once)."""
         checked = parse_seats(players, seats)
         actions = actions or []
         state = new_game(players, rules)
@@ -255,11 +343,12 @@ class Rooms:
             state, _ = roll(state, value)
             state, _ = apply(state, plane)
         game_id = secrets.token_urlsafe(9)
+        host_token = secrets.token_urlsafe(24)
         self.store.create(game_id, rules.to_json(), list(players), checked, extra or {}, actions,
-                          state.over, state.winner, list(state.ranking))
-        return self.get(game_id)
+                          state.over, state.winner, list(state.ranking), token_hash(host_token))
+        return self.get(game_id), host_token
 
-    def import_record(self, record: Record) -> Room:
+    def import_record(self, record: Record) -> tuple[Room, str]:
         """A loaded record becomes a stored game that continues from its end."""
         actions = []
         for index, action in enumerate(record.actions):

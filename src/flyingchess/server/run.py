@@ -53,7 +53,8 @@ def serve(host: str, port: int, data: Path | None, open_browser: bool) -> int:
     if host in ("0.0.0.0", "::"):
         for lan in lan_addresses():
             print(f"  on your network: http://{lan}:{bound}/", flush=True)
-    config = uvicorn.Config(create_app(store), log_level=os.environ.get("FLYINGCHESS_LOG", "warning"),
+    local = host in ("127.0.0.1", "localhost", "::1")
+    config = uvicorn.Config(create_app(store, local=local), log_level=os.environ.get("FLYINGCHESS_LOG", "warning"),
                             ws="websockets-sansio")
     server = uvicorn.Server(config)
     if open_browser:

@@ -29,6 +29,14 @@ CREATE TABLE IF NOT EXISTS games (
     winner TEXT,
     ranking TEXT NOT NULL DEFAULT '[]'
 );
+CREATE TABLE IF NOT EXISTS chat (
+    game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    at REAL NOT NULL,
+    colour TEXT,
+    name TEXT NOT NULL,
+    text TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chat_by_game ON chat (game_id, at);
 CREATE TABLE IF NOT EXISTS actions (
     game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
     seq INTEGER NOT NULL,
@@ -59,6 +67,8 @@ class StoredGame:
     winner: str | None
     ranking: list[str]
     actions: list[tuple[int, int | None]]
+    host_token: str | None = None
+    """The SHA-256 of the host's secret token (the token itself is never stored)."""
 
 
 class Store:
@@ -73,6 +83,9 @@ class Store:
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("PRAGMA foreign_keys=ON")
             self.db.executescript(SCHEMA)
+            columns = {row[1] for row in self.db.execute("PRAGMA table_info(games)")}
+            if "host_token" not in columns:  # databases written before rooms had hosts
+                self.db.execute("ALTER TABLE games ADD COLUMN host_token TEXT")
         except (sqlite3.Error, OSError) as error:
             raise StoreError(f"cannot open the games database {path}: {error}") from None
 
@@ -82,15 +95,15 @@ class Store:
     def create(self, game_id: str, rules: Any, players: list[str], seats: dict[str, Any],
                extra: dict[str, Any], actions: list[tuple[int, int | None]],
                over: bool = False, winner: str | None = None,
-               ranking: list[str] | None = None) -> None:
+               ranking: list[str] | None = None, host_token: str | None = None) -> None:
         now = time.time()
         with self.db:
             self.db.execute("BEGIN")
             self.db.execute(
                 "INSERT INTO games (id, created, updated, rules, players, seats, extra, over, winner,"
-                " ranking) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " ranking, host_token) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (game_id, now, now, json.dumps(rules), json.dumps(players), json.dumps(seats),
-                 json.dumps(extra), int(over), winner, json.dumps(ranking or [])))
+                 json.dumps(extra), int(over), winner, json.dumps(ranking or []), host_token))
             self.db.executemany(
                 "INSERT INTO actions (game_id, seq, roll, plane, at) VALUES (?, ?, ?, ?, ?)",
                 [(game_id, seq, roll, plane, now) for seq, (roll, plane) in enumerate(actions)])
@@ -113,6 +126,24 @@ class Store:
                 "UPDATE games SET pending_roll = NULL, updated = ?, over = ?, winner = ?, ranking = ?"
                 " WHERE id = ?", (now, int(over), winner, json.dumps(ranking), game_id))
 
+    def set_seats(self, game_id: str, seats: dict[str, Any]) -> None:
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.execute("UPDATE games SET seats = ?, updated = ? WHERE id = ?",
+                            (json.dumps(seats), time.time(), game_id))
+
+    def add_chat(self, game_id: str, at: float, colour: str | None, name: str, text: str) -> None:
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.execute("INSERT INTO chat (game_id, at, colour, name, text) VALUES (?, ?, ?, ?, ?)",
+                            (game_id, at, colour, name, text))
+
+    def chat(self, game_id: str, last: int) -> list[dict[str, Any]]:
+        rows = self.db.execute(
+            "SELECT at, colour, name, text FROM chat WHERE game_id = ? ORDER BY at DESC, rowid DESC"
+            " LIMIT ?", (game_id, last)).fetchall()
+        return [{"at": r[0], "colour": r[1], "name": r[2], "text": r[3]} for r in reversed(rows)]
+
     def set_speed(self, game_id: str, speed: str) -> None:
         with self.db:
             self.db.execute("BEGIN")
@@ -127,14 +158,14 @@ class Store:
     def load(self, game_id: str) -> StoredGame | None:
         row = self.db.execute(
             "SELECT id, created, updated, rules, players, seats, extra, pending_roll, speed, over,"
-            " winner, ranking FROM games WHERE id = ?", (game_id,)).fetchone()
+            " winner, ranking, host_token FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             return None
         actions = [(roll, plane) for roll, plane in self.db.execute(
             "SELECT roll, plane FROM actions WHERE game_id = ? ORDER BY seq", (game_id,))]
         return StoredGame(row[0], row[1], row[2], json.loads(row[3]), json.loads(row[4]),
                           json.loads(row[5]), json.loads(row[6]), row[7], row[8], bool(row[9]),
-                          row[10], json.loads(row[11]), actions)
+                          row[10], json.loads(row[11]), actions, row[12])
 
     def summaries(self) -> list[dict[str, Any]]:
         """Every game, newest change first, without its actions (for the home screen)."""

@@ -1,0 +1,190 @@
+"""Rooms on a network server: seats owned by secret tokens, hostile clients refused.
+
+The app runs in network mode (`local=False`, as `flyingchess serve` does): a page is a
+spectator until it proves a seat with a token."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+from starlette.testclient import TestClient
+
+from flyingchess.record import loads_record
+from flyingchess.server.app import create_app
+from flyingchess.server.store import Store
+
+HTML_NAME = '<b onclick="x()">Ann</b>'
+
+
+@pytest.fixture()
+def store_path(tmp_path: Path) -> Path:
+    return tmp_path / "games.sqlite3"
+
+
+def network_client(path: Path) -> TestClient:
+    return TestClient(create_app(Store(path), lambda: random.Random(11), (1e6, 1e6), local=False))
+
+
+@pytest.fixture()
+def client(store_path: Path) -> Iterator[TestClient]:
+    with network_client(store_path) as test_client:
+        yield test_client
+
+
+def create(client: TestClient) -> dict[str, Any]:
+    body = {"players": ["red", "blue"], "rules": "classic",
+            "seats": {"red": {"kind": "human"}, "blue": {"kind": "open"}}}
+    data: dict[str, Any] = client.post("/api/games", json=body).json()
+    return data
+
+
+def expect(socket: Any, kind: str) -> dict[str, Any]:
+    """The next message of type `kind`, skipping updates (broadcasts may interleave)."""
+    while True:
+        message: dict[str, Any] = socket.receive_json()
+        if message["type"] == kind:
+            return message
+        assert message["type"] in ("update", "snapshot", "chat", "react"), message
+
+
+def error(socket: Any, message: dict[str, Any]) -> str:
+    socket.send_json(message)
+    code: str = expect(socket, "error")["code"]
+    return code
+
+
+def test_seats_belong_to_their_tokens(client: TestClient) -> None:
+    created = create(client)
+    game_id, host_token = created["id"], created["host_token"]
+    url = f"/ws/{game_id}"
+    with client.websocket_connect(url) as host, client.websocket_connect(url) as guest, \
+            client.websocket_connect(url) as stranger:
+        for socket in (host, guest, stranger):
+            expect(socket, "snapshot")
+        host.send_json({"type": "hello", "token": host_token})
+        assert expect(host, "welcome")["role"] == "host"
+        # a spectator may do nothing but watch
+        assert error(stranger, {"type": "roll"}) == "not-your-seat"
+        assert error(stranger, {"type": "seat", "colour": "blue", "kind": "bot", "bot": "heuristic"}) == "not-host"
+        assert error(stranger, {"type": "chat", "text": "hi"}) == "not-your-seat"
+        assert error(stranger, {"type": "hello", "token": "guessed-token"}) == "bad-token"
+        # the guest takes the open seat with a name full of markup: it stays plain data
+        guest.send_json({"type": "join", "colour": "blue", "name": HTML_NAME})
+        joined = expect(guest, "joined")
+        guest_token = joined["token"]
+        assert len(guest_token) >= 32
+        update = expect(host, "update")
+        assert update["game"]["seats"]["blue"] == {"kind": "player", "name": HTML_NAME}
+        assert guest_token not in json.dumps(update)
+        # a full room: nobody else can join
+        assert error(stranger, {"type": "join", "colour": "blue", "name": "Eve"}) == "seat-taken"
+        assert error(stranger, {"type": "join", "colour": "green", "name": "Eve"}) == "bad-message"
+        # out of turn, and acting for another's seat
+        assert error(guest, {"type": "roll"}) == "not-your-seat"  # red (the host's seat) is to move
+        for _ in range(50):
+            host.send_json({"type": "roll"})
+            game = expect(host, "update")["game"]
+            if game["state"]["turn"] == "blue":
+                break
+            if game["phase"] == "move":
+                assert error(guest, {"type": "move", "plane": game["moves"][0]["plane"]}) == "not-your-seat"
+                host.send_json({"type": "move", "plane": game["moves"][0]["plane"]})
+                game = expect(host, "update")["game"]
+                if game["state"]["turn"] == "blue":
+                    break
+        assert game["state"]["turn"] == "blue"
+        assert error(host, {"type": "roll"}) == "not-your-seat"  # the host cannot roll for a player
+        guest.send_json({"type": "roll"})
+        rolled = expect(guest, "update")["game"]
+        assert rolled["actions"] >= game["actions"]
+        # roll twice: refused while a move is awaited
+        if rolled["phase"] == "move" and rolled["state"]["turn"] == "blue":
+            assert error(guest, {"type": "roll"}) == "wrong-phase"
+        # chat and reactions reach everyone, names as data
+        guest.send_json({"type": "chat", "text": "<script>alert(1)</script> good luck"})
+        said = expect(stranger, "chat")
+        assert said["text"] == "<script>alert(1)</script> good luck" and said["name"] == HTML_NAME
+        host.send_json({"type": "react", "emoji": "🎉"})
+        assert expect(stranger, "react")["emoji"] == "🎉"
+        assert error(host, {"type": "react", "emoji": "<b>"}) == "bad-message"
+        assert error(host, {"type": "chat", "text": "x" * 500}) == "bad-message"
+        assert error(guest, {"type": "join", "colour": "blue", "name": "  "}) == "bad-message"
+    record = client.get(f"/api/games/{game_id}/record").text
+    assert guest_token not in record and host_token not in record
+    assert loads_record(record).final_state() is not None
+
+
+def test_tokens_survive_a_restart_and_reconnects(store_path: Path) -> None:
+    with network_client(store_path) as client:
+        created = create(client)
+        with client.websocket_connect(f"/ws/{created['id']}") as guest:
+            expect(guest, "snapshot")
+            guest.send_json({"type": "join", "colour": "blue", "name": "Bao"})
+            token = expect(guest, "joined")["token"]
+    with network_client(store_path) as again:  # a new server over the same database file
+        with again.websocket_connect(f"/ws/{created['id']}") as guest:
+            expect(guest, "snapshot")
+            guest.send_json({"type": "hello", "token": token})
+            welcome = expect(guest, "welcome")
+            assert welcome == {"type": "welcome", "role": "player", "colours": ["blue"]}
+            guest.send_json({"type": "hello", "token": created["host_token"]})
+            assert expect(guest, "welcome")["role"] == "host"
+
+
+def test_the_host_gives_seats_to_bots_and_removes_players(client: TestClient) -> None:
+    created = create(client)
+    url = f"/ws/{created['id']}"
+    with client.websocket_connect(url) as host, client.websocket_connect(url) as guest:
+        expect(host, "snapshot")
+        expect(guest, "snapshot")
+        host.send_json({"type": "hello", "token": created["host_token"]})
+        expect(host, "welcome")
+        guest.send_json({"type": "join", "colour": "blue", "name": "Bao"})
+        token = expect(guest, "joined")["token"]
+        host.send_json({"type": "kick", "colour": "blue"})
+        seats = expect(host, "update")["game"]["seats"]
+        while seats["blue"]["kind"] != "open":
+            seats = expect(host, "update")["game"]["seats"]
+        # the removed player's token opens nothing now
+        assert error(guest, {"type": "hello", "token": token}) == "bad-token"
+        host.send_json({"type": "seat", "colour": "blue", "kind": "bot", "bot": "greedy"})
+        seats = expect(host, "update")["game"]["seats"]
+        while seats["blue"].get("bot") != "greedy":
+            seats = expect(host, "update")["game"]["seats"]
+
+
+def test_random_messages_never_break_the_game(client: TestClient) -> None:
+    """A fuzz test: three clients send random (often malformed) messages; the game stays
+    legal and every error is typed."""
+    created = create(client)
+    rng = random.Random(5)
+    url = f"/ws/{created['id']}"
+    words: list[Any] = ["roll", "move", "speed", "sync", "hello", "join", "seat", "kick", "chat", "react",
+                        "nope", None, 3]
+    values: list[Any] = [None, 0, 1, 3, 4, -1, True, "blue", "red", "x" * 300, [], {}, 2.5, "🎉",
+                         created["host_token"], "human", "bot", "open", "heuristic"]
+    keys = ["plane", "speed", "token", "colour", "name", "kind", "bot", "text", "emoji", "extra"]
+    with client.websocket_connect(url) as a, client.websocket_connect(url) as b, \
+            client.websocket_connect(url) as c:
+        sockets = [a, b, c]
+        for socket in sockets:
+            expect(socket, "snapshot")
+        for _ in range(300):
+            socket = rng.choice(sockets)
+            message = {"type": rng.choice(words)}
+            for key in rng.sample(keys, rng.randint(0, 2)):
+                message[key] = rng.choice(values)
+            if rng.random() < 0.1:
+                socket.send_text(rng.choice(["{", "[]", "null", json.dumps(message)[:-1]]))
+            else:
+                socket.send_json(message)
+            reply = socket.receive_json()
+            assert reply["type"] in ("update", "snapshot", "welcome", "joined", "error", "chat", "react")
+            if reply["type"] == "error":
+                assert reply["code"] and reply["message"]
+    record = loads_record(client.get(f"/api/games/{created['id']}/record").text)
+    list(record.replay())  # every stored action is legal
