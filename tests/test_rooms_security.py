@@ -78,7 +78,10 @@ def test_seats_belong_to_their_tokens(client: TestClient) -> None:
         guest_token = joined["token"]
         assert len(guest_token) >= 32
         update = expect(host, "update")
-        assert update["game"]["seats"]["blue"] == {"kind": "player", "name": HTML_NAME}
+        while not update["game"]["seats"]["blue"]["connected"]:
+            update = expect(host, "update")
+        assert update["game"]["seats"]["blue"] == {"kind": "player", "name": HTML_NAME, "connected": True,
+                                                   "autopilot": False}
         assert guest_token not in json.dumps(update)
         # a full room: nobody else can join
         assert error(stranger, {"type": "join", "colour": "blue", "name": "Eve"}) == "seat-taken"
@@ -188,3 +191,74 @@ def test_random_messages_never_break_the_game(client: TestClient) -> None:
                 assert reply["code"] and reply["message"]
     record = loads_record(client.get(f"/api/games/{created['id']}/record").text)
     list(record.replay())  # every stored action is legal
+
+
+def test_an_absent_player_is_replaced_by_the_autopilot_until_back(store_path: Path) -> None:
+    app = create_app(Store(store_path), lambda: random.Random(2), (1e6, 1e6), local=False, grace_seconds=0.3)
+    with TestClient(app) as client:
+        body = {"players": ["red", "blue"], "seats": {"red": {"kind": "open"}, "blue": {"kind": "human"}}}
+        created = client.post("/api/games", json=body).json()
+        url = f"/ws/{created['id']}"
+        with client.websocket_connect(url) as host:
+            expect(host, "snapshot")
+            host.send_json({"type": "hello", "token": created["host_token"]})
+            expect(host, "welcome")
+            with client.websocket_connect(url) as guest:
+                expect(guest, "snapshot")
+                guest.send_json({"type": "join", "colour": "red", "name": "Lan"})
+                token = expect(guest, "joined")["token"]
+            # the guest left while red is to move: after the grace period the autopilot plays
+            game = expect(host, "update")["game"]
+            while not game["seats"]["red"]["autopilot"]:
+                game = expect(host, "update")["game"]
+            while game["actions"] == 0:
+                game = expect(host, "update")["game"]
+            assert game["seats"]["red"]["connected"] is False
+            with client.websocket_connect(url) as guest:
+                expect(guest, "snapshot")
+                guest.send_json({"type": "hello", "token": token})
+                assert expect(guest, "welcome")["colours"] == ["red"]
+                game = expect(host, "update")["game"]
+                while game["seats"]["red"]["autopilot"] or not game["seats"]["red"]["connected"]:
+                    game = expect(host, "update")["game"]
+
+
+def test_the_turn_timer_moves_for_an_idle_player(store_path: Path) -> None:
+    with network_client(store_path) as client:
+        body = {"players": ["red", "blue"], "timer": 1,
+                "seats": {"red": {"kind": "human"}, "blue": {"kind": "bot", "bot": "random"}}}
+        created = client.post("/api/games", json=body).json()
+        assert created["game"]["timer"] == 1
+        with client.websocket_connect(f"/ws/{created['id']}") as host:
+            expect(host, "snapshot")
+            host.send_json({"type": "hello", "token": created["host_token"]})
+            expect(host, "welcome")
+            game = expect(host, "update")["game"]
+            while game["actions"] < 2:  # nobody touches the die: the autopilot plays red
+                game = expect(host, "update")["game"]
+            assert game["seats"]["red"]["autopilot"] or game["actions"] >= 2
+        bad = client.post("/api/games", json={"players": ["red", "blue"], "timer": -5})
+        assert bad.status_code == 400 and "timer" in bad.json()["error"]["message"]
+
+
+def test_lobby_and_invite_code(client: TestClient) -> None:
+    open_room = create(client)
+    closed = client.post("/api/games", json={"players": ["red", "blue"]}).json()
+    with client.websocket_connect(f"/ws/{open_room['id']}") as guest:
+        expect(guest, "snapshot")
+        guest.send_json({"type": "join", "colour": "blue", "name": "Mai"})
+        token = expect(guest, "joined")["token"]
+    third = create(client)
+    lobby = client.get("/api/rooms")
+    rooms = lobby.json()["rooms"]
+    assert [room["id"] for room in rooms][0] == third["id"]  # open seats first
+    assert {room["id"] for room in rooms} == {open_room["id"], closed["id"], third["id"]}
+    assert token_free(lobby.text, token) and token_free(client.get("/api/games").text, token)
+    svg = client.get(f"/api/games/{open_room['id']}/invite.svg")
+    assert svg.headers["content-type"].startswith("image/svg+xml") and "<svg" in svg.text
+    assert client.get("/api/games/nope/invite.svg").status_code == 404
+
+
+def token_free(text: str, token: str) -> bool:
+    import hashlib
+    return token not in text and hashlib.sha256(token.encode()).hexdigest() not in text

@@ -30,7 +30,7 @@ from .protocol import (
     MAX_MESSAGE_BYTES, RATE_BURST, RATE_PER_SECOND, Chat, Hello, Join, Kick, Message, Move,
     ProtocolError, RateLimit, React, Roll, SetSeat, Speed, Sync, parse_message, same_origin,
 )
-from .rooms import Control, Room, Rooms, iso_time
+from .rooms import GRACE_SECONDS, Control, Room, Rooms, iso_time, without_secrets
 from .store import Store
 
 WEB = Path(__file__).resolve().parent.parent / "web"
@@ -80,13 +80,13 @@ Handler = Callable[[Request], Awaitable[Response]]
 
 def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.Random,
                message_rate: tuple[float, float] = (RATE_PER_SECOND, RATE_BURST),
-               local: bool = True) -> Starlette:
+               local: bool = True, grace_seconds: float = GRACE_SECONDS) -> Starlette:
     """The app over one store. Tests pass a seeded `dice_factory` (players get fresh dice)
     and may raise `message_rate` (per second, burst) to script games at full speed.
 
     `local`: the server listens on loopback only, so every page is the host's own. On a
     network (`serve`, `play --lan`) a page proves its seat with a token (hello)."""
-    rooms = Rooms(store, dice_factory)
+    rooms = Rooms(store, dice_factory, grace_seconds)
     meta = _meta()
 
     def guarded(handler: Handler) -> Handler:
@@ -108,6 +108,7 @@ def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.
         games = []
         for summary in store.summaries():
             summary["created"], summary["updated"] = iso_time(summary["created"]), iso_time(summary["updated"])
+            summary["seats"] = without_secrets(summary["seats"])
             rules = summary.pop("rules")
             try:
                 summary["rules_name"] = Rules.from_json(rules).preset_name()
@@ -125,8 +126,43 @@ def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.
             players = validate_players(body.get("players", ["red", "blue"]))
         except (RulesError, GameSetupError) as error:
             raise ProtocolError("bad-request", str(error)) from None
-        room, host_token = rooms.create(rules, players, body.get("seats"))
+        timer = body.get("timer", 0)
+        if isinstance(timer, bool) or not isinstance(timer, int) or not 0 <= timer <= 600:
+            raise ProtocolError("bad-request", "timer must be a whole number of seconds, 0..600")
+        room, host_token = rooms.create(rules, players, body.get("seats"),
+                                        extra={"timer": timer} if timer else None)
         return JSONResponse({"id": room.id, "host_token": host_token, "game": room.snapshot()})
+
+    async def lobby(request: Request) -> Response:
+        listing = []
+        for summary in store.summaries():
+            if summary["over"]:
+                continue
+            open_seats = [c for c, seat in summary["seats"].items() if seat.get("kind") == "open"]
+            loaded = rooms.rooms.get(summary["id"])
+            try:
+                rules_name = Rules.from_json(summary["rules"]).preset_name()
+            except RulesError:
+                rules_name = None
+            listing.append({
+                "id": summary["id"], "players": summary["players"],
+                "seats": loaded.public_seats() if loaded else without_secrets(summary["seats"]),
+                "rules_name": rules_name, "open_seats": open_seats, "actions": summary["actions"],
+                "watchers": len(loaded.watchers) if loaded else 0, "updated": iso_time(summary["updated"]),
+            })
+        listing.sort(key=lambda room: room["updated"], reverse=True)
+        listing.sort(key=lambda room: not room["open_seats"])  # stable: open rooms first
+        return JSONResponse({"rooms": listing})
+
+    async def invite_qr(request: Request) -> Response:
+        room = rooms.get(request.path_params["game_id"])
+        base = str(request.base_url).rstrip("/")
+        try:
+            import segno
+        except ImportError:
+            raise ProtocolError("bad-request", "QR codes need the segno package") from None
+        svg = segno.make(f"{base}/#/join/{room.id}", error="m").svg_inline(scale=6, border=2)
+        return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
 
     async def get_game(request: Request) -> Response:
         room = rooms.get(request.path_params["game_id"])
@@ -208,7 +244,7 @@ def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.
             await websocket.send_json(error.to_json())
             await websocket.close(code=4404)
             return
-        room.watchers.add(websocket)
+        await room.attach(websocket, control, first=True)
         try:
             await websocket.send_json({"type": "snapshot", "game": room.snapshot()})
             room.wake_bots()
@@ -229,13 +265,18 @@ def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.
                     text = (message.get("bytes") or b"")[:MAX_MESSAGE_BYTES + 1].decode(
                         "utf-8", "replace")
                 try:
-                    control = await handle(room, websocket, control, parse_message(text))
+                    request = parse_message(text)
+                    await room.heard_from(control)
+                    updated = await handle(room, websocket, control, request)
+                    if updated != control:
+                        control = updated
+                        await room.attach(websocket, control)
                 except ProtocolError as error:
                     await websocket.send_json(error.to_json())
         except WebSocketDisconnect:
             pass
         finally:
-            room.watchers.discard(websocket)
+            await room.detach(websocket)
 
     routes = [
         Route("/", index),
@@ -245,6 +286,8 @@ def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.
         Route("/api/games/{game_id}", guarded(get_game), methods=["GET"]),
         Route("/api/games/{game_id}", guarded(delete_game), methods=["DELETE"]),
         Route("/api/games/{game_id}/record", guarded(get_record)),
+        Route("/api/games/{game_id}/invite.svg", guarded(invite_qr)),
+        Route("/api/rooms", guarded(lobby)),
         Route("/api/games/{game_id}/replay", guarded(get_replay)),
         Route("/api/games/{game_id}/rematch", guarded(rematch), methods=["POST"]),
         Route("/api/records", guarded(import_record), methods=["POST"]),

@@ -29,6 +29,10 @@ from .store import Store, StoredGame
 
 BOT_DELAY: Final = {"slow": 1.6, "normal": 0.9, "fast": 0.35, "instant": 0.0}
 """Seconds a bot waits before each roll, by the room's speed."""
+GRACE_SECONDS: Final = 30.0
+"""How long a seat whose player left waits before the autopilot plays it."""
+AUTOPILOT_BOT: Final = "heuristic"
+PLAYED_BY_PEOPLE: Final = ("human", "player")
 
 
 class Watcher(Protocol):
@@ -60,6 +64,11 @@ def describe_move(state: State, plane: int) -> dict[str, Any]:
                       "cause": e.cause} for e in events if isinstance(e, Captured)],
         "events": [e.to_json() for e in events],
     }
+
+
+def without_secrets(seats: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Seats with every token hash removed: the only form that may leave the server."""
+    return {colour: {k: v for k, v in seat.items() if k != "token"} for colour, seat in seats.items()}
 
 
 def token_hash(token: str) -> str:
@@ -101,7 +110,14 @@ class Room:
         self.state = state
         self.dice = dice
         self.bots: dict[str, Bot] = {}
-        self.watchers: set[Watcher] = set()
+        self.watchers: dict[Watcher, Control] = {}
+        self.timer = int(stored.extra.get("timer", 0) or 0)
+        """Seconds a person may take for a turn before the autopilot moves (0: no limit)."""
+        self.grace = GRACE_SECONDS
+        self.absent_since: dict[str, float] = {}
+        self.autopilot: set[str] = set()
+        self.turn_started = time.monotonic()
+        self.watchdog: asyncio.Task[None] | None = None
         self.lock = asyncio.Lock()
         self.bot_task: asyncio.Task[None] | None = None
 
@@ -111,9 +127,72 @@ class Room:
         colour = self.state.colour
         return None if colour is None else self.seats[colour]
 
-    def public_seats(self) -> dict[str, dict[str, str]]:
-        """Seats as every page may see them: never a token or its hash."""
-        return {colour: {k: v for k, v in seat.items() if k != "token"} for colour, seat in self.seats.items()}
+    def public_seats(self) -> dict[str, dict[str, Any]]:
+        """Seats as every page may see them (never a token or its hash), with presence."""
+        out = without_secrets(self.seats)
+        for colour, public in out.items():
+            public["connected"] = self.is_connected(colour)
+            public["autopilot"] = colour in self.autopilot
+        return out
+
+    def controls(self, control: Control, colour: str) -> bool:
+        return (control.host and self.seats[colour]["kind"] == "human") or colour in control.colours
+
+    def is_connected(self, colour: str) -> bool:
+        kind = self.seats[colour]["kind"]
+        if kind == "bot":
+            return True
+        return kind in PLAYED_BY_PEOPLE and any(self.controls(c, colour) for c in self.watchers.values())
+
+    # ---------------------------------------------------------------- presence
+
+    async def attach(self, watcher: Watcher, control: Control, first: bool = False) -> None:
+        """A page watches the room with this control (again, after hello or join). Others
+        see its seats connect; on its `first` attach the page itself gets a snapshot next."""
+        before = {c for c in self.seats if self.is_connected(c)}
+        self.watchers[watcher] = control
+        await self.heard_from(control)
+        if {c for c in self.seats if self.is_connected(c)} != before:
+            await self._broadcast([], skip=watcher if first else None)
+
+    async def detach(self, watcher: Watcher) -> None:
+        self.watchers.pop(watcher, None)
+        now = time.monotonic()
+        for colour, seat in self.seats.items():
+            if seat["kind"] in PLAYED_BY_PEOPLE and not self.is_connected(colour):
+                self.absent_since.setdefault(colour, now)
+        if self.watchers:
+            await self._broadcast([])
+            self.wake_bots()
+
+    async def heard_from(self, control: Control) -> None:
+        """A page that controls seats is here: its seats leave the autopilot."""
+        back = {c for c in self.seats if self.controls(control, c)}
+        for colour in back:
+            self.absent_since.pop(colour, None)
+        if back & self.autopilot:
+            self.autopilot -= back
+            await self._broadcast([])
+
+    def _autopilot_due(self, now: float) -> set[str]:
+        due = {c for c, since in self.absent_since.items()
+               if now - since >= self.grace and self.seats[c]["kind"] in PLAYED_BY_PEOPLE}
+        colour = self.state.colour
+        if (self.timer and colour is not None and self.seats[colour]["kind"] in PLAYED_BY_PEOPLE
+                and now - self.turn_started >= self.timer):
+            due.add(colour)
+        return due - self.autopilot
+
+    async def _watch_clock(self) -> None:
+        """Put absent or timed-out seats on autopilot, so a game never hangs."""
+        while self.watchers and not self.state.over:
+            due = self._autopilot_due(time.monotonic())
+            if due:
+                async with self.lock:
+                    self.autopilot |= due
+                    await self._broadcast([])
+                self.wake_bots()
+            await asyncio.sleep(0.25)
 
     def authenticate(self, token: str) -> Control:
         """The control a secret token gives, compared in constant time."""
@@ -144,6 +223,8 @@ class Room:
             "moves": moves,
             "actions": len(self.actions),
             "speed": self.speed,
+            "timer": self.timer,
+            "grace": self.grace,
         }
 
     def record(self) -> Record:
@@ -189,7 +270,8 @@ class Room:
             if colour not in self.seats:
                 raise ProtocolError("bad-message", f"{colour} does not play in this game")
             self.seats[colour] = {"kind": kind, "bot": bot or "heuristic"} if kind == "bot" else {"kind": kind}
-            self.bots.pop(colour, None)
+            self.autopilot.discard(colour)
+            self.absent_since.pop(colour, None)
             self.store.set_seats(self.id, self.seats)
             await self._broadcast([])
         self.wake_bots()
@@ -206,11 +288,7 @@ class Room:
             message = {"type": "chat", "colour": colour, "name": name, "text": text, "at": iso_time(now)}
         else:
             message = {"type": "react", "colour": colour, "name": name, "emoji": emoji}
-        for watcher in list(self.watchers):
-            try:
-                await watcher.send_json(message)
-            except Exception:
-                self.watchers.discard(watcher)
+        await self._send_all(message)
 
     async def human_roll(self, control: Control = Control(host=True)) -> None:
         async with self.lock:
@@ -220,6 +298,7 @@ class Room:
             if legal_moves(rolled):
                 self.store.set_pending_roll(self.id, value)
                 self.state = rolled
+                self.turn_started = time.monotonic()
             else:
                 events += self._commit(rolled, value, None)
             await self._broadcast(events)
@@ -254,7 +333,7 @@ class Room:
             raise ProtocolError("not-your-turn", f"{colour} is played by a bot")
         if seat["kind"] == "open":
             raise ProtocolError("waiting-for-players", f"the {colour} seat is waiting for a player")
-        if not ((control.host and seat["kind"] == "human") or colour in control.colours):
+        if not self.controls(control, colour):
             raise ProtocolError("not-your-seat", f"you do not play {colour}")
         if self.state.phase != phase:
             wanted = "choose a plane" if self.state.phase == "move" else "roll the die"
@@ -268,33 +347,47 @@ class Room:
                                  list(after.ranking))
         self.actions.append((value, plane))
         self.state = after
+        self.turn_started = time.monotonic()
         return events
 
-    async def _broadcast(self, events: list[Event]) -> None:
-        message = {"type": "update", "events": [e.to_json() for e in events],
-                   "game": self.snapshot()}
+    async def _broadcast(self, events: list[Event], skip: Watcher | None = None) -> None:
+        await self._send_all({"type": "update", "events": [e.to_json() for e in events],
+                              "game": self.snapshot()}, skip)
+
+    async def _send_all(self, message: dict[str, Any], skip: Watcher | None = None) -> None:
         for watcher in list(self.watchers):
+            if watcher is skip:
+                continue
             try:
                 await watcher.send_json(message)
             except Exception:  # a page that went away: forget it, never stop the game
-                self.watchers.discard(watcher)
+                self.watchers.pop(watcher, None)
 
     # ---------------------------------------------------------------- bots
 
     def _bot_for(self, colour: str) -> Bot:
-        if colour not in self.bots:
+        seat = self.seats[colour]
+        name = seat["bot"] if seat["kind"] == "bot" else AUTOPILOT_BOT
+        key = f"{colour}:{name}"
+        if key not in self.bots:
             seed = zlib.crc32(f"{self.id}:{colour}".encode())
-            self.bots[colour] = make_bot(self.seats[colour]["bot"], seed)
-        return self.bots[colour]
+            self.bots[key] = make_bot(name, seed)
+        return self.bots[key]
 
     def wake_bots(self) -> None:
-        """Let the bots play while a page watches and a bot is to move."""
+        """Let the bots (and the autopilot) play while a page watches, and keep the clock
+        that puts absent players on autopilot running."""
+        loop = asyncio.get_running_loop()
         if self.bot_task is None or self.bot_task.done():
-            self.bot_task = asyncio.get_running_loop().create_task(self._run_bots())
+            self.bot_task = loop.create_task(self._run_bots())
+        if self.watchdog is None or self.watchdog.done():
+            self.watchdog = loop.create_task(self._watch_clock())
 
     def _bot_to_move(self) -> bool:
-        seat = self.seat_to_move()
-        return bool(self.watchers) and seat is not None and seat["kind"] == "bot"
+        colour = self.state.colour
+        if not self.watchers or colour is None:
+            return False
+        return self.seats[colour]["kind"] == "bot" or colour in self.autopilot
 
     async def _run_bots(self) -> None:
         while self._bot_to_move():
@@ -318,9 +411,11 @@ class Room:
 class Rooms:
     """Every room, loaded from the store when first asked for."""
 
-    def __init__(self, store: Store, dice_factory: Callable[[], random.Random] = random.Random) -> None:
+    def __init__(self, store: Store, dice_factory: Callable[[], random.Random] = random.Random,
+                 grace: float = GRACE_SECONDS) -> None:
         self.store = store
         self.dice_factory = dice_factory
+        self.grace = grace
         self.rooms: dict[str, Room] = {}
 
     def get(self, game_id: str) -> Room:
@@ -330,6 +425,7 @@ class Rooms:
             if stored is None:
                 raise ProtocolError("unknown-game", "no game with that id")
             room = self.rooms[game_id] = Room(self.store, stored, self.dice_factory())
+            room.grace = self.grace
         return room
 
     def create(self, rules: Rules, players: tuple[str, ...], seats: Any,
