@@ -12,6 +12,7 @@ import asyncio
 import datetime
 import hashlib
 import hmac
+import json
 import random
 import secrets
 import time
@@ -36,9 +37,9 @@ PLAYED_BY_PEOPLE: Final = ("human", "player")
 
 
 class Watcher(Protocol):
-    """A page watching a room (a WebSocket in the app; anything with send_json in tests)."""
+    """A page watching a room (a WebSocket in the app)."""
 
-    async def send_json(self, data: Any) -> None: ...
+    async def send_text(self, data: str) -> None: ...
 
 
 def iso_time(timestamp: float) -> str:
@@ -355,11 +356,12 @@ class Room:
                               "game": self.snapshot()}, skip)
 
     async def _send_all(self, message: dict[str, Any], skip: Watcher | None = None) -> None:
+        text = json.dumps(message, separators=(",", ":"), ensure_ascii=False)  # once for all
         for watcher in list(self.watchers):
             if watcher is skip:
                 continue
             try:
-                await watcher.send_json(message)
+                await watcher.send_text(text)
             except Exception:  # a page that went away: forget it, never stop the game
                 self.watchers.pop(watcher, None)
 
