@@ -5,7 +5,8 @@
 Starts `flyingchess serve --host 127.0.0.1` on a free port with a throw-away data folder,
 creates the rooms (four open seats each), and connects four clients per room; each
 client joins its seat and rolls or moves (its first legal plane) as soon as it is its
-turn, so games run at bot speed. It stops by itself after --seconds (or when every game
+turn (after --pace seconds: 0.35 is the app's "fast" bot pace, 0.9 "normal"), so games
+run at bot speed. It stops by itself after --seconds (or when every game
 is over) and reports rooms, clients, messages per second, the latency from a client's
 request to the update it causes (percentiles), whether any update was lost or arrived
 twice, and the server's memory. Every address is 127.0.0.1.
@@ -42,7 +43,7 @@ class Stats:
 
 
 async def player(url: str, game_id: str, colour: str, stats: Stats, deadline: float,
-                 ready: asyncio.Event) -> None:
+                 ready: asyncio.Event, pace: float = 0.0) -> None:
     async with websockets.connect(url.replace("http", "ws", 1) + f"/ws/{game_id}", max_size=2**20) as socket:
         await socket.recv()  # the snapshot
         await socket.send(json.dumps({"type": "join", "colour": colour, "name": colour}))
@@ -82,6 +83,8 @@ async def player(url: str, game_id: str, colour: str, stats: Stats, deadline: fl
                     game["seats"][colour]["kind"] == "player":
                 request = {"type": "roll"} if game["phase"] == "roll" else \
                     {"type": "move", "plane": game["moves"][0]["plane"]}
+                if pace:
+                    await asyncio.sleep(pace)  # think like a bot at the app's speed setting
                 waiting_since = time.monotonic()
                 stats.sent += 1
                 await socket.send(json.dumps(request))
@@ -94,7 +97,7 @@ def server_memory_mb(pid: int) -> float:
     return 0.0
 
 
-async def run(url: str, rooms: int, seconds: float, pid: int) -> dict[str, Any]:
+async def run(url: str, rooms: int, seconds: float, pid: int, pace: float) -> dict[str, Any]:
     ids = []
     for _ in range(rooms):
         body = json.dumps({"players": list(COLOURS), "seats": {c: {"kind": "open"} for c in COLOURS}}).encode()
@@ -106,13 +109,12 @@ async def run(url: str, rooms: int, seconds: float, pid: int) -> dict[str, Any]:
     ready = asyncio.Event()
     began = time.monotonic()
     deadline = began + seconds
-    tasks = [asyncio.create_task(player(url, game_id, colour, stats, deadline, ready))
+    tasks = [asyncio.create_task(player(url, game_id, colour, stats, deadline, ready, pace))
              for game_id in ids for colour in COLOURS]
     await asyncio.sleep(min(10.0, seconds / 4))  # let every client connect and join
     connected_memory = server_memory_mb(pid)
     started = time.monotonic()
     ready.set()
-    # nudge: the first seat of each room must see a fresh state once everyone has joined
     results = await asyncio.gather(*tasks, return_exceptions=True)
     elapsed = time.monotonic() - started
     failures = [r for r in results if isinstance(r, Exception)]
@@ -122,7 +124,7 @@ async def run(url: str, rooms: int, seconds: float, pid: int) -> dict[str, Any]:
         return round(latencies[min(len(latencies) - 1, int(q * len(latencies)))], 2) if latencies else 0.0
 
     return {
-        "rooms": rooms, "clients": rooms * 4, "seconds": round(elapsed, 1),
+        "rooms": rooms, "clients": rooms * 4, "pace_seconds": pace, "seconds": round(elapsed, 1),
         "requests": stats.sent, "messages_received": stats.received,
         "messages_per_second": round(stats.received / elapsed), "games_finished": stats.finished // 4,
         "latency_ms_p50": pct(0.5), "latency_ms_p95": pct(0.95), "latency_ms_p99": pct(0.99),
@@ -137,6 +139,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rooms", type=int, default=500)
     parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--pace", type=float, default=0.0,
+                        help="seconds a client waits before each roll or move (0: at once)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
@@ -147,7 +151,7 @@ def main() -> None:
             assert process.stdout is not None
             line = process.stdout.readline()
             url = line.split("running at ")[1].split()[0].rstrip("/")
-            figures = asyncio.run(run(url, args.rooms, args.seconds, process.pid))
+            figures = asyncio.run(run(url, args.rooms, args.seconds, process.pid, args.pace))
         finally:
             process.terminate()
             process.wait(timeout=10)

@@ -6,7 +6,7 @@ terminal demo and tests all read the same stream instead of diffing states.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 
@@ -16,7 +16,8 @@ class Event:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.kind}
-        for key, value in asdict(self).items():
+        for key in self.__dataclass_fields__:  # flat fields: no deep copy as asdict makes
+            value = getattr(self, key)
             out[key] = list(value) if isinstance(value, tuple) else value
         return out
 

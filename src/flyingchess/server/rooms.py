@@ -9,7 +9,6 @@ use, so a restarted server carries on exactly where the last one stopped.
 from __future__ import annotations
 
 import asyncio
-import datetime
 import hashlib
 import hmac
 import json
@@ -43,8 +42,7 @@ class Watcher(Protocol):
 
 
 def iso_time(timestamp: float) -> str:
-    return datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc).strftime(
-        "%Y-%m-%dT%H:%M:%SZ")
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(timestamp))
 
 
 def describe_move(state: State, plane: int) -> dict[str, Any]:

@@ -55,7 +55,8 @@ def serve(host: str, port: int, data: Path | None, open_browser: bool) -> int:
             print(f"  on your network: http://{lan}:{bound}/", flush=True)
     local = host in ("127.0.0.1", "localhost", "::1")
     config = uvicorn.Config(create_app(store, local=local), log_level=os.environ.get("FLYINGCHESS_LOG", "warning"),
-                            ws="websockets-sansio")
+                            ws="websockets-sansio", ws_per_message_deflate=False)
+    # (compressing each update once per connection costs more CPU than it saves on a LAN)
     server = uvicorn.Server(config)
     if open_browser:
         threading.Timer(0.6, webbrowser.open, args=(address,)).start()
