@@ -6,6 +6,8 @@ new bot is one module plus one `register` call.
 
 from __future__ import annotations
 
+from importlib.util import find_spec
+
 from .base import BOTS, Bot, BotInfo, bot_names, make_bot, register
 from .expectimax import ExpectimaxBot
 from .greedy import GreedyBot
@@ -15,6 +17,17 @@ from .random_bot import RandomBot
 register(BotInfo("random", 0, "picks any legal move at random", RandomBot))
 register(BotInfo("heuristic", 1, "captures, then jumps and flights, then launches, then its leading plane",
                  HeuristicBot))
+
+
+def _learned_bot(seed: int | None) -> Bot:
+    from .learned import LearnedBot  # imported on first use: it needs NumPy (the `rl` extra)
+    return LearnedBot(seed)
+
+
+# Listed before greedy: it beats heuristic but not greedy (benchmarks/train_learned.py).
+if find_spec("numpy") is not None:
+    register(BotInfo("learned", 2, "plays the move whose position a value trained by self-play rates best",
+                     _learned_bot))
 register(BotInfo("greedy", 2, "plays the move whose position evaluates best: progress, danger, readiness",
                  GreedyBot))
 register(BotInfo("expectimax", 3, "looks ahead over the next roll and the reply, with the greedy evaluation",

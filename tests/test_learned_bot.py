@@ -1,0 +1,106 @@
+"""The learned bot: legal and deterministic everywhere, sensible in plain positions, and its
+features the same whether the trainer computes them on a batch or the bot on one state."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from flyingchess import PRESETS, Rules, apply, legal_moves, new_game, roll, setup_position
+from flyingchess.bots import BOTS, make_bot
+from flyingchess.bots.learned import (FEATURES, LearnedBot, batch_features, batch_winner, feature_tables,
+                                      features, scores)
+from flyingchess.envs.batch import BatchGame, random_actions, rule_arrays
+
+
+def test_registered_above_heuristic() -> None:
+    assert BOTS["learned"].level > BOTS["heuristic"].level
+    assert isinstance(make_bot("learned"), LearnedBot)
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_plays_legal_moves_to_the_end_and_passes_with_none(preset: str, players: int) -> None:
+    rng = random.Random(3)
+    bot = LearnedBot()
+    state = new_game(players, Rules.preset(preset))
+    passes = 0
+    while not state.over:
+        state, _ = roll(state, rng.randint(1, 6))
+        plane = bot.choose(state)
+        moves = legal_moves(state)
+        if moves:
+            assert plane in moves
+        else:
+            assert plane is None
+            passes += 1
+        state, _ = apply(state, plane)
+    assert passes > 0
+
+
+def test_deterministic_whatever_the_seed() -> None:
+    state = setup_position({"red": [3, 10, 20, -1], "blue": [12, -1, 40, -1]}, roll=6)
+    assert len({make_bot("learned", seed=seed).choose(state) for seed in (None, 1, 2, 99)}) == 1
+
+
+def test_captures_rather_than_a_quiet_move() -> None:
+    # blue 14 is red progress 40: red 37 + 3 lands there; red 20 + 3 = 23 is a quiet move.
+    state = setup_position({"red": [20, 37, 56, 56], "blue": [14, -1, -1, -1]}, roll=3)
+    assert LearnedBot().choose(state) == 1
+
+
+def test_brings_a_plane_home_rather_than_a_quiet_move() -> None:
+    state = setup_position({"red": [24, 56, 56, 52], "blue": [-1, -1, -1, -1]}, roll=4)
+    assert LearnedBot().choose(state) == 3
+
+
+def test_a_win_outscores_everything() -> None:
+    found = np.zeros((2, FEATURES))
+    found[0, 3] = 1e3  # an absurdly good position that is not a win
+    assert np.argmax(scores(np.ones(FEATURES), found, winner=[-1, 0], me=[0, 0])) == 1
+
+
+def test_runs_from_a_plane_that_can_hit_it() -> None:
+    # red 30 has blue's plane 2..6 cells behind it (blue 2 is red progress 28); moving it
+    # 5 to 35 leaves every blue plane behind more than 6 cells, except for a lucky jump.
+    state = setup_position({"red": [8, 30, 56, 56], "blue": [2, 56, 56, -1]}, roll=5)
+    assert LearnedBot().choose(state) == 1
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_hit_tables_agree_with_the_batch_simulators_capture_targets(preset: str, players: int) -> None:
+    game = BatchGame(Rules.preset(preset), players, 1)
+    count = len(game.players)
+    tables = feature_tables(game.rules, game.players)
+    hits = tables.hit_faces.reshape(count, 58, count, 58)
+    targets = (rule_arrays(game.rules, game.players).targets & 0xFF).reshape(-1, count, 256, 7, count)
+    for attacker in range(count):
+        for start in range(-1, 57):
+            for face in range(1, 7):
+                for victim in range(count):
+                    expected = set(targets[:, attacker, start & 0xFF, face, victim].tolist()) - {0x7F}
+                    found = {q - 1 for q in range(58) if hits[attacker, start + 1, victim, q] >> (face - 1) & 1}
+                    assert found == expected
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_batch_features_equal_the_bots_features_for_the_same_state(preset: str, players: int) -> None:
+    rng = np.random.default_rng(5)
+    game = BatchGame(Rules.preset(preset), players, 64)
+    for _ in range(120):
+        rolls = game.roll(rng)
+        game.step(rolls, random_actions(game.move_mask(rolls), rng))
+        me = rng.integers(0, len(game.players), size=game.batch)
+        batch = batch_features(game, me)
+        assert batch.shape == (game.batch, FEATURES)
+        for index in (0, 17, 63):
+            state = game.to_state(index)
+            one = features(feature_tables(state.rules, state.players),
+                           np.array([state.planes], np.int8), [state.turn], [me[index]])
+            assert np.array_equal(one[0], batch[index])
+            winner = state.players.index(state.ranking[0]) if state.ranking else -1
+            assert batch_winner(game)[index] == winner
