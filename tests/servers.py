@@ -15,9 +15,11 @@ from websockets.sync.client import connect
 
 
 class Server:
-    def __init__(self, data: Path) -> None:
+    def __init__(self, data: Path, network: bool = False) -> None:
+        command = (["serve", "--host", "127.0.0.1", "--port", "0", "--network"] if network
+                   else ["play", "--no-browser"])
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "flyingchess", "play", "--no-browser", "--data", str(data)],
+            [sys.executable, "-m", "flyingchess", *command, "--data", str(data)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         assert self.process.stdout is not None
         line = self.process.stdout.readline()

@@ -248,3 +248,51 @@ def test_rematch_starts_a_fresh_game_with_the_same_seats(browser: Any, server: S
     tab.page.wait_for_selector("body[data-screen=game]")
     assert tab.page.locator("[data-testid=end-screen]").count() == 0 or not tab.testid("end-screen").is_visible()
     tab.close()
+
+
+def test_two_devices_share_a_room_with_invite_join_chat_and_reload(browser: Any, tmp_path: Path) -> None:
+    """A network server (tokens required): the host invites, a guest joins from the link,
+    both play their own seat only, chat shows names as text, and a reload keeps the seat."""
+    server = Server(tmp_path, network=True)
+    try:
+        host = Page(browser, server.url)
+        host.page.wait_for_selector("body[data-screen=home]")
+        set_up_game(host, {"red": "human", "blue": "open"}, speed="fast")
+        host.testid("invite").wait_for()
+        link = host.testid("invite-link").inner_text().strip()
+        assert "/#/join/" in link
+        host.shot("invite")
+        guest = Page(browser, link)
+        guest.testid("join-name").wait_for()
+        guest.testid("join-name").fill('<b onclick="x()">Ann</b>')
+        guest.testid("join-seat-blue").click()
+        guest.testid("join-submit").click()
+        guest.page.wait_for_selector("body[data-screen=game]")
+        host.page.wait_for_function(
+            "document.querySelector('[data-testid=player-blue]')?.dataset.connected === 'true'")
+        assert '<b onclick="x()">Ann</b>' in host.testid("player-blue").inner_text()
+        # each plays only its own seat: a few turns from both pages
+        for _ in range(16):
+            for tab, mine in ((host, "red"), (guest, "blue")):
+                turn = tab.testid("turn").get_attribute("data-colour")
+                state = tab.testid("die").get_attribute("data-state")
+                if turn == mine and state == "ready" and tab.page.evaluate(
+                        "document.body.dataset.animating !== 'true'"):
+                    tab.testid("die").click()
+                elif turn == mine and state == "move":
+                    tab.page.locator("[data-legal=true]").first.click()
+                elif turn != mine:
+                    assert state != "ready"
+            host.page.wait_for_timeout(250)
+        guest.testid("chat-input").fill("<i>good luck</i>")
+        guest.testid("chat-send").click()
+        host.page.wait_for_function(
+            "[...document.querySelectorAll('[data-testid=chat-message]')].some(m => m.innerText.includes('<i>good luck</i>'))")
+        guest.page.reload()
+        guest.page.wait_for_selector("body[data-screen=game]")
+        guest.page.wait_for_function("document.querySelector('[data-testid=role]')?.dataset.role === 'player'")
+        guest.shot("guest")
+        guest.close()
+        host.close()
+    finally:
+        server.stop()

@@ -223,7 +223,8 @@ def command_play(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise CommandError(f"--port {args.port} is not a port number")
     host = "0.0.0.0" if getattr(args, "lan", False) else args.host
-    return serve(host, args.port, args.data, open_browser=not args.no_browser)
+    return serve(host, args.port, args.data, open_browser=not args.no_browser,
+                 network=getattr(args, "network", False))
 
 
 def _progress(total: int, label: str) -> Any:
@@ -403,6 +404,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve_parser.add_argument("--port", type=int, default=8000)
     serve_parser.add_argument("--data", type=Path, default=None,
                               help="folder for the games database (default: your user data folder)")
+    serve_parser.add_argument("--network", action="store_true", help=argparse.SUPPRESS)
+    # --network: seats need tokens even on loopback (how tests play "several devices")
     serve_parser.set_defaults(handler=command_play, no_browser=True)
 
     demo = commands.add_parser("demo", help="watch bots play a full game in the terminal")

@@ -6,6 +6,7 @@ the engine through `rooms.py`, and every failure becomes a typed JSON error.
 
 from __future__ import annotations
 
+import io
 import json
 import random
 import time
@@ -94,7 +95,7 @@ def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.
             try:
                 return await handler(request)
             except ProtocolError as error:
-                status = 404 if error.code == "unknown-game" else 400
+                status = {"unknown-game": 404, "not-host": 403, "bad-token": 403}.get(error.code, 400)
                 return _error(status, error.code, error.message)
         return run
 
@@ -102,7 +103,7 @@ def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.
         return FileResponse(WEB / "index.html", headers={"Cache-Control": "no-cache"})
 
     async def get_meta(request: Request) -> Response:
-        return JSONResponse(meta)
+        return JSONResponse({**meta, "local": local})
 
     async def list_games(request: Request) -> Response:
         games = []
@@ -161,8 +162,11 @@ def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.
             import segno
         except ImportError:
             raise ProtocolError("bad-request", "QR codes need the segno package") from None
-        svg = segno.make(f"{base}/#/join/{room.id}", error="m").svg_inline(scale=6, border=2)
-        return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
+        buffer = io.BytesIO()
+        segno.make(f"{base}/#/join/{room.id}", error="m").save(
+            buffer, kind="svg", scale=6, border=2, xmldecl=False, svgns=True, omitsize=True)
+        return Response(buffer.getvalue(), media_type="image/svg+xml",
+                        headers={"Cache-Control": "no-store"})
 
     async def get_game(request: Request) -> Response:
         room = rooms.get(request.path_params["game_id"])
@@ -176,11 +180,21 @@ def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.
     async def get_replay(request: Request) -> Response:
         return JSONResponse(rooms.get(request.path_params["game_id"]).replay())
 
+    def require_host(request: Request, room: Room) -> None:
+        """On a network server, changing or forgetting a game needs its host token."""
+        if local:
+            return
+        token = request.headers.get("x-host-token", "")
+        if not token or room.authenticate(token).role != "host":
+            raise ProtocolError("not-host", "only the host may do that")
+
     async def rematch(request: Request) -> Response:
         old = rooms.get(request.path_params["game_id"])
+        require_host(request, old)
         seats = {colour: seat if seat["kind"] != "player" else {"kind": "open"}
                  for colour, seat in old.seats.items()}
         room, host_token = rooms.create(old.rules, old.players, seats)
+        await old.announce_rematch(room.id)
         return JSONResponse({"id": room.id, "host_token": host_token, "game": room.snapshot()})
 
     async def import_record(request: Request) -> Response:
@@ -199,6 +213,7 @@ def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.
         return JSONResponse({"id": room.id, "host_token": host_token, "game": room.snapshot()})
 
     async def delete_game(request: Request) -> Response:
+        require_host(request, rooms.get(request.path_params["game_id"]))
         if not rooms.forget(request.path_params["game_id"]):
             raise ProtocolError("unknown-game", "no game with that id")
         return JSONResponse({"deleted": True})
@@ -210,7 +225,7 @@ def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.
         elif isinstance(request, Move):
             await room.human_move(request.plane, control)
         elif isinstance(request, Speed):
-            await room.set_speed(request.speed)
+            await room.set_speed(control, request.speed)
         elif isinstance(request, Sync):
             await websocket.send_json({"type": "snapshot", "game": room.snapshot()})
         elif isinstance(request, Hello):

@@ -32,6 +32,8 @@ BOT_DELAY: Final = {"slow": 1.6, "normal": 0.9, "fast": 0.35, "instant": 0.0}
 GRACE_SECONDS: Final = 30.0
 """How long a seat whose player left waits before the autopilot plays it."""
 AUTOPILOT_BOT: Final = "heuristic"
+CHAT_KEPT: Final = 30
+"""Chat lines a snapshot carries, so a page that reloads sees the conversation."""
 PLAYED_BY_PEOPLE: Final = ("human", "player")
 
 
@@ -81,6 +83,8 @@ class Control:
 
     host: bool = False
     colours: frozenset[str] = frozenset()
+    token: str | None = None
+    """The hash of the player's token: a seat given away since then is no longer theirs."""
 
     @property
     def role(self) -> str:
@@ -117,6 +121,8 @@ class Room:
         self.autopilot: set[str] = set()
         self.turn_started = time.monotonic()
         self.watchdog: asyncio.Task[None] | None = None
+        self.recent_chat: list[dict[str, Any]] = [
+            dict(line, at=iso_time(line["at"])) for line in store.chat(stored.id, CHAT_KEPT)]
         self.lock = asyncio.Lock()
         self.bot_task: asyncio.Task[None] | None = None
 
@@ -135,7 +141,11 @@ class Room:
         return out
 
     def controls(self, control: Control, colour: str) -> bool:
-        return (control.host and self.seats[colour]["kind"] == "human") or colour in control.colours
+        seat = self.seats[colour]
+        if control.host:
+            return seat["kind"] == "human"
+        # checked against the seat as it is now: a removed player's rights end at once
+        return colour in control.colours and control.token is not None and seat.get("token") == control.token
 
     def is_connected(self, colour: str) -> bool:
         kind = self.seats[colour]["kind"]
@@ -200,7 +210,7 @@ class Room:
             return Control(host=True)
         for colour, seat in self.seats.items():
             if "token" in seat and hmac.compare_digest(digest, seat["token"]):
-                return Control(colours=frozenset({colour}))
+                return Control(colours=frozenset({colour}), token=seat["token"])
         raise ProtocolError("bad-token", "that token opens no seat in this game")
 
     def snapshot(self) -> dict[str, Any]:
@@ -223,8 +233,17 @@ class Room:
             "actions": len(self.actions),
             "speed": self.speed,
             "timer": self.timer,
+            "turn_left": self._turn_left(),
             "grace": self.grace,
+            "chat": self.recent_chat,
         }
+
+    def _turn_left(self) -> float | None:
+        """Seconds before the turn timer hands the seat to move to the autopilot."""
+        colour = self.state.colour
+        if not self.timer or colour is None or self.seats[colour]["kind"] not in PLAYED_BY_PEOPLE:
+            return None
+        return round(max(0.0, self.timer - (time.monotonic() - self.turn_started)), 1)
 
     def record(self) -> Record:
         record = Record(self.rules, self.players, [], rules_to_json(self.rules),
@@ -259,7 +278,7 @@ class Room:
             self.store.set_seats(self.id, self.seats)
             await self._broadcast([])
         self.wake_bots()
-        return token, Control(colours=frozenset({colour}))
+        return token, Control(colours=frozenset({colour}), token=token_hash(token))
 
     async def set_seat(self, control: Control, colour: str, kind: str, bot: str | None) -> None:
         """The host gives a seat to a bot, to its own device, or opens it (removing a player)."""
@@ -275,6 +294,10 @@ class Room:
             await self._broadcast([])
         self.wake_bots()
 
+    async def announce_rematch(self, new_id: str) -> None:
+        """Tell every page in the room where the rematch is, so guests can follow."""
+        await self._send_all({"type": "rematch", "id": new_id})
+
     async def say(self, control: Control, text: str | None = None, emoji: str | None = None) -> None:
         """Chat or a reaction, from the host or a player, to everyone in the room."""
         if control.role == "spectator":
@@ -285,6 +308,7 @@ class Room:
             now = time.time()
             self.store.add_chat(self.id, now, colour, name, text)
             message = {"type": "chat", "colour": colour, "name": name, "text": text, "at": iso_time(now)}
+            self.recent_chat = (self.recent_chat + [{k: v for k, v in message.items() if k != "type"}])[-CHAT_KEPT:]
         else:
             message = {"type": "react", "colour": colour, "name": name, "emoji": emoji}
         await self._send_all(message)
@@ -315,8 +339,10 @@ class Room:
             await self._broadcast(events)
         self.wake_bots()
 
-    async def set_speed(self, speed: str) -> None:
+    async def set_speed(self, control: Control, speed: str) -> None:
         async with self.lock:
+            if not control.host:
+                raise ProtocolError("not-host", "only the host sets the pace of the bots")
             self.speed = speed
             self.store.set_speed(self.id, speed)
             await self._broadcast([])

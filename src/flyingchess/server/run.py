@@ -29,7 +29,7 @@ def lan_addresses() -> list[str]:
     return sorted({str(info[4][0]) for info in infos if not str(info[4][0]).startswith("127.")})
 
 
-def serve(host: str, port: int, data: Path | None, open_browser: bool) -> int:
+def serve(host: str, port: int, data: Path | None, open_browser: bool, network: bool = False) -> int:
     """Run until interrupted. Returns the exit status (2 when the store or port fails)."""
     folder = data if data is not None else default_data_dir()
     try:
@@ -53,7 +53,7 @@ def serve(host: str, port: int, data: Path | None, open_browser: bool) -> int:
     if host in ("0.0.0.0", "::"):
         for lan in lan_addresses():
             print(f"  on your network: http://{lan}:{bound}/", flush=True)
-    local = host in ("127.0.0.1", "localhost", "::1")
+    local = host in ("127.0.0.1", "localhost", "::1") and not network
     config = uvicorn.Config(create_app(store, local=local), log_level=os.environ.get("FLYINGCHESS_LOG", "warning"),
                             ws="websockets-sansio", ws_per_message_deflate=False)
     # (compressing each update once per connection costs more CPU than it saves on a LAN)

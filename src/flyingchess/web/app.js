@@ -1,10 +1,11 @@
-// Start-up, hash routing (#/, #/new, #/game/ID, #/replay/ID), the header and the language switcher.
+// Start-up, hash routing (#/, #/new, #/game/ID, #/join/ID, #/replay/ID), the header and the language switcher.
 import { LANGS, detectLang, setLang, lang, t, onLangChange } from "./i18n.js";
 import { h, api, logoSvg, toast, globeSvg } from "./ui.js";
 import { mountHome } from "./home.js";
 import { mountSetup } from "./setup.js";
 import { mountGame } from "./game.js";
 import { mountReplay } from "./replay.js";
+import { mountJoin } from "./join.js";
 
 window.__fcDebug = window.__fcDebug || [];
 window.addEventListener("unhandledrejection", (e) => { e.preventDefault(); window.__fcDebug.push(String(e.reason && e.reason.stack || e.reason)); });
@@ -51,6 +52,7 @@ function route() {
   let screen = "home";
   if (parts[0] === "new") { screen = "new"; current = mountSetup(main, app); }
   else if (parts[0] === "game" && parts[1]) { screen = "game"; current = mountGame(main, app, parts[1]); }
+  else if (parts[0] === "join" && parts[1]) { screen = "join"; current = mountJoin(main, app, parts[1]); }
   else if (parts[0] === "replay" && parts[1]) { screen = "replay"; current = mountReplay(main, app, parts[1]); }
   else { current = mountHome(main, app); }
   document.body.dataset.screen = screen;

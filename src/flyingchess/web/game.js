@@ -1,15 +1,18 @@
-// The game screen: board, side panel, die, move log, animation queue and end overlay.
+// The game screen: board, side panel, die, seats, invite, chat, move log, animation queue
+// and end overlay. On a network server the page plays only the seats its token opens.
 import { Board } from "./board.js";
-import { GameSocket } from "./net.js";
-import { t, tNodes, onLangChange } from "./i18n.js";
+import { GameSocket, getSeatToken, saveSeatToken, dropSeatToken, keepHostToken, hostHeaders } from "./net.js";
+import { t, tNodes, lang, has, onLangChange } from "./i18n.js";
 import {
-  h, s, api, toast, errorText, colourIcon, colourChip, dieFace, setDieFace, seatLabel,
-  rulesSummary, formatEvents, medal, trophySvg, PALETTE,
+  h, s, api, toast, errorText, colourIcon, colourChip, dieFace, setDieFace, seatLabel, botLabel,
+  rulesSummary, formatEvents, medal, trophySvg, looksLocal, copyText, presenceDot, REACTIONS, PALETTE,
+  eyeSvg, clockSvg, copySvg, linkSvg, svgImageUrl,
 } from "./ui.js";
 
 const SPEED_FACTOR = { slow: 1.7, normal: 1, fast: 0.45, instant: 0 };
 const SPEEDS = ["slow", "normal", "fast", "instant"];
 const MAX_LOG = 400;
+const MAX_CHAT = 120;
 
 export function mountGame(root, app, gameId) {
   const board = new Board(app.meta.layout);
@@ -25,17 +28,46 @@ export function mountGame(root, app, gameId) {
   let historyToken = 0;
   let speed = "normal";
   let connected = false;
+  // who this page is: the server's welcome, else what a fresh connection is by default
+  const local = looksLocal(app.meta);
+  let role = null;          // "host" | "player" | "spectator" from the last welcome
+  let myColours = [];
+  let learnedSpectator = false;
+  let inviteOpen = false;   // the invite card shown by hand (no open seats)
+  let turnKey = null;
+  let turnStart = 0;
+  let turnLeft = 0;
+  let clock = null;
+  const bots = app.meta.bots || [];
 
   // ------------------------------------------------------------ DOM
   const banner = h("div", { class: "banner-layer", "aria-live": "polite" });
   const endLayer = h("div", { class: "end-layer" });
   const conn = h("div", { class: "conn-pill", hidden: true });
-  const boardWrap = h("div", { class: "board-wrap" }, h("div", { class: "board-frame" }, board.svg, banner, conn), endLayer);
+  const reactLayer = h("div", { class: "react-layer", "aria-hidden": "true" });
+  const boardWrap = h("div", { class: "board-wrap" }, h("div", { class: "board-frame" }, board.svg, banner, reactLayer, conn), endLayer);
 
   const homeBtn = h("button", { class: "btn btn-ghost", "data-testid": "home", type: "button", onclick: () => app.go("#/") });
   const download = h("a", { class: "btn btn-ghost", "data-testid": "download-record", href: `/api/games/${encodeURIComponent(gameId)}/record`, download: `flyingchess-${gameId}.json` });
   const replayLink = h("a", { class: "btn btn-ghost", href: `#/replay/${encodeURIComponent(gameId)}` });
   const turnCard = h("div", { class: "turn-card", "data-testid": "turn", "aria-live": "polite" });
+  const timerBar = h("div", { class: "turn-timer", "data-testid": "turn-timer", hidden: true },
+    clockSvg(15), h("span", { class: "turn-timer-track" }, h("span", { class: "turn-timer-fill" })), h("span", { class: "turn-timer-text" }));
+  const roleLine = h("div", { class: "role-line", "data-testid": "role" });
+  const inviteBtn = h("button", { class: "btn btn-ghost", type: "button", "data-testid": "invite-toggle", onclick: () => { inviteOpen = !inviteOpen; renderInvite(); } });
+  const inviteCard = h("div", { class: "card invite-card", "data-testid": "invite", hidden: true });
+  const chatList = h("ol", { class: "chat-log", "data-testid": "chat-log", "aria-live": "polite" });
+  const chatInput = h("input", { class: "chat-input", type: "text", maxlength: "200", autocomplete: "off", enterkeyhint: "send", "data-testid": "chat-input" });
+  const chatSend = h("button", { class: "btn btn-primary chat-send", type: "submit", "data-testid": "chat-send" });
+  const chatForm = h("form", { class: "chat-form", onsubmit: (e) => { e.preventDefault(); sendChat(); } }, chatInput, chatSend);
+  const reactButtons = REACTIONS.map((emoji, i) => h("button", { class: "react-btn", type: "button", "data-testid": `react-${i}`, "data-emoji": emoji, onclick: () => sendReact(emoji, i) }, emoji));
+  const chatTitle = h("h3", { class: "card-title" });
+  const chatNote = h("small", { class: "muted chat-note" });
+  const chatCard = h("div", { class: "card chat-card", "data-testid": "chat" },
+    h("div", { class: "card-head" }, chatTitle, chatNote),
+    chatList,
+    h("div", { class: "react-row", role: "group" }, ...reactButtons),
+    chatForm);
   const dieSvg = dieFace(0);
   const dieBtn = h("button", { class: "die", type: "button", "data-testid": "die", "data-state": "waiting", disabled: true, onclick: () => doRoll() }, dieSvg);
   const hint = h("div", { class: "hint" });
@@ -48,8 +80,10 @@ export function mountGame(root, app, gameId) {
   const rulesTitle = h("h3", { class: "card-title" });
 
   const panel = h("aside", { class: "panel" },
-    h("div", { class: "panel-bar" }, homeBtn, h("div", { class: "spacer" }), replayLink, download),
-    h("div", { class: "card play-card" }, turnCard, h("div", { class: "die-row" }, dieBtn, hint), playersBox),
+    h("div", { class: "panel-bar" }, homeBtn, h("div", { class: "spacer" }), inviteBtn, replayLink, download),
+    inviteCard,
+    h("div", { class: "card play-card" }, h("div", { class: "turn-wrap" }, turnCard, timerBar), h("div", { class: "die-row" }, dieBtn, hint), roleLine, playersBox),
+    chatCard,
     h("div", { class: "card log-card" }, h("div", { class: "card-head" }, logTitle, speedLabel), logList),
     h("div", { class: "card" }, rulesTitle, rulesBox),
   );
@@ -69,19 +103,57 @@ export function mountGame(root, app, gameId) {
     speedLabel.replaceChildren(h("span", {}, t("game.speed")), speedSel);
     dieBtn.setAttribute("aria-label", t("game.die-label"));
     conn.textContent = t("game.reconnecting");
+    inviteBtn.replaceChildren(h("span", { "aria-hidden": "true" }, "＋ "), t("invite.button"));
+    chatTitle.textContent = t("chat.title");
+    chatSend.textContent = t("chat.send");
+    chatSend.setAttribute("aria-label", t("chat.send"));
+    for (const b of reactButtons) b.setAttribute("aria-label", t("chat.react", { emoji: b.dataset.emoji }));
+    relabelChat();
+    renderInvite(true);
     if (snap) { renderPanel(); renderLogAll(); if (endShownFor) renderEnd(); }
   }
 
   // ------------------------------------------------------------ connection
-  const socket = new GameSocket(gameId, onMessage, (status) => {
+  const socket = new GameSocket(gameId, onMessage, (status, saidHello) => {
     connected = status === "open";
     conn.hidden = connected;
+    if (connected && !saidHello) { role = null; myColours = []; }  // a fresh connection: the default role
+    if (snap) renderPanel();
   });
+
+  // ------------------------------------------------------------ who am I
+  function myRole() {
+    if (role) return role;
+    return local && !learnedSpectator ? "host" : "spectator";
+  }
+
+  /** Whether this page may roll and move for a colour. */
+  function controls(colour) {
+    const seat = seatOf(colour);
+    if (!seat) return false;
+    const r = myRole();
+    if (r === "host") return seat.kind === "human";
+    if (r === "player") return myColours.includes(colour);
+    return false;
+  }
+
+  function checkStillSeated(game) {
+    if (role !== "player" || !game || !game.seats) return;
+    const lost = myColours.filter((c) => game.seats[c]?.kind !== "player");
+    if (!lost.length) return;
+    dropSeatToken(gameId);
+    role = null;
+    myColours = [];
+    toast(t("seat.removed"), "error");
+    socket.reconnect();  // a fresh connection watches
+  }
 
   function onMessage(msg) {
     if (destroyed || !msg) return;
+    if (msg.game) checkStillSeated(msg.game);
     if (msg.type === "snapshot") {
       pending = false;
+      if (Array.isArray(msg.chat || msg.game?.chat)) loadChat(msg.chat || msg.game.chat);
       loadHistory(msg.game);
       queue.push({ events: [], game: msg.game, fresh: true, gen: historyToken });
       pump();
@@ -89,14 +161,44 @@ export function mountGame(root, app, gameId) {
       pending = false;
       queue.push({ events: msg.events || [], game: msg.game, gen: historyToken });
       pump();
+    } else if (msg.type === "welcome") {
+      role = ["host", "player", "spectator"].includes(msg.role) ? msg.role : null;
+      myColours = Array.isArray(msg.colours) ? msg.colours : [];
+      if (role === "player" && myColours.length) {
+        const seat = getSeatToken(gameId);
+        if (seat && seat.colour !== myColours[0]) saveSeatToken(gameId, seat.token, "player", myColours[0]);
+      }
+      if (snap) renderPanel();
+    } else if (msg.type === "joined") {
+      saveSeatToken(gameId, msg.token, "player", msg.colour);
+      role = "player";
+      myColours = [msg.colour];
+      if (snap) renderPanel();
+    } else if (msg.type === "chat") {
+      addChat(msg, true);
+    } else if (msg.type === "react") {
+      floatReaction(msg);
+    } else if (msg.type === "rematch" && msg.id) {
+      showRematchNotice(msg.id);
     } else if (msg.type === "error") {
       pending = false;
       if (msg.code === "unknown-game") {
         showMissing();
         return;
       }
+      if (msg.code === "bad-token") {
+        // the token no longer opens a seat (removed by the host, or an old game)
+        const held = getSeatToken(gameId);
+        dropSeatToken(gameId);
+        role = null;
+        myColours = [];
+        if (held && held.role === "player") toast(t("seat.removed"), "error");
+        if (snap) renderPanel();
+        return;
+      }
+      if (msg.code === "not-your-seat" && !role) learnedSpectator = true;
       toast(errorText(msg.code, msg.message), "error");
-      updateControls();
+      if (snap) renderPanel(); else updateControls();
     }
   }
 
@@ -233,7 +335,7 @@ export function mountGame(root, app, gameId) {
       h("div", { class: "turn-icon" }, colourIcon(colour, 30)),
       h("div", { class: "turn-text" },
         h("div", { class: "turn-label" }, over ? t("game.winner") : t("game.to-play")),
-        h("div", { class: "turn-name" }, t(`colour.${colour}`), h("span", { class: "turn-seat" }, seatLabel(seatOf(colour))))),
+        h("div", { class: "turn-name" }, t(`colour.${colour}`), h("span", { class: "turn-seat" }, seatLabel(seatOf(colour), !local)))),
     );
   }
 
@@ -241,8 +343,7 @@ export function mountGame(root, app, gameId) {
     if (!snap) return "waiting";
     if (running || queue.length || pending) return "waiting";
     if (snap.phase === "over") return "over";
-    const seat = seatOf(snap.state.turn);
-    if (!seat || seat.kind !== "human") return "waiting";
+    if (!controls(snap.state.turn)) return "waiting";
     return snap.phase === "roll" ? "ready" : "move";
   }
 
@@ -260,39 +361,287 @@ export function mountGame(root, app, gameId) {
     if (snap) {
       dieBtn.style.setProperty("--c", PALETTE[snap.state.turn || snap.state.winner || "red"].main);
       const colour = snap.state.turn;
+      const seat = seatOf(colour);
       let text = "";
-      if (state === "ready") text = t("hint.roll");
+      let kind = state;
+      if (state === "ready") text = seat?.autopilot ? t("hint.autopilot-you") : t("hint.roll");
       else if (state === "move") text = t("hint.move", { value: snap.roll });
       else if (state === "over") text = t("hint.over");
-      else if (colour && seatOf(colour)?.kind === "bot" && snap.phase !== "over") text = t("hint.bot", { name: seatLabel(seatOf(colour)) });
-      else text = "";
-      hint.textContent = text;
+      else if (colour && seat && snap.phase !== "over" && !controls(colour)) {
+        kind = "other";
+        if (seat.kind === "open") { text = t("hint.open"); kind = "open"; }
+        else if (seat.autopilot) text = t("hint.autopilot", { name: seatLabel(seat, !local) });
+        else if (seat.kind === "bot") text = t("hint.bot", { name: seatLabel(seat, !local) });
+        else if (seat.kind === "player") text = t("hint.waiting-for", { name: seatLabel(seat, !local) });
+        else text = t("hint.waiting-host");
+      }
+      hint.textContent = text;  // names are text, never markup
+      hint.dataset.kind = kind;
     }
   }
 
+  // Seat rows are kept between updates so an open seat menu survives the bots' moves.
+  const rows = {};
   function renderPlayers() {
-    playersBox.replaceChildren();
-    for (const colour of snap.players) {
-      const planes = snap.state.planes[colour] || [];
-      const home = planes.filter((p) => p === app.meta.layout.progress.centre).length;
-      const place = snap.state.ranking.indexOf(colour);
-      const pips = h("span", { class: "home-pips", title: t("game.home-count", { n: home }) },
-        ...planes.map((p) => h("span", { class: `home-pip ${p === app.meta.layout.progress.centre ? "on" : p >= 0 ? "out" : ""}` })));
-      playersBox.append(h("li", { class: `player ${colour === snap.state.turn ? "current" : ""}`, style: `--c:${PALETTE[colour].main};--c-light:${PALETTE[colour].light}` },
-        colourIcon(colour, 18),
-        h("span", { class: "player-name" }, t(`colour.${colour}`)),
-        h("span", { class: "player-seat" }, seatLabel(seatOf(colour))),
-        place >= 0 ? h("span", { class: "player-medal", title: t("end.place", { n: place + 1 }) }, medal(place + 1)) : null,
-        pips));
+    const host = myRole() === "host" && snap.phase !== "over";
+    const wanted = snap.players.map((colour) => seatRow(colour, host));
+    if (wanted.length !== playersBox.children.length || wanted.some((li, k) => playersBox.children[k] !== li)) playersBox.replaceChildren(...wanted);
+  }
+
+  function seatRow(colour, host) {
+    let row = rows[colour];
+    if (!row) {
+      const select = h("select", { class: "seat-menu-select", "data-testid": `seat-menu-${colour}`, onchange: () => seatAction(colour, select) });
+      row = rows[colour] = {
+        li: h("li", { class: "player", "data-testid": `player-${colour}`, "data-colour": colour, style: `--c:${PALETTE[colour].main};--c-light:${PALETTE[colour].light}` }),
+        select,
+        menu: h("label", { class: "seat-menu" }, h("span", { class: "seat-menu-icon", "aria-hidden": "true" }, "⋯"), select),
+        sig: null,
+      };
     }
+    const seat = seatOf(colour) || { kind: "human" };
+    const planes = snap.state.planes[colour] || [];
+    const centre = app.meta.layout.progress.centre;
+    const home = planes.filter((p) => p === centre).length;
+    const place = snap.state.ranking.indexOf(colour);
+    const mine = controls(colour) && (myRole() !== "host" || seat.kind === "human");
+    row.li.className = `player seat-${seat.kind} ${colour === snap.state.turn && snap.phase !== "over" ? "current" : ""} ${mine ? "mine" : ""}`;
+    row.li.dataset.kind = seat.kind;
+    row.li.dataset.connected = seat.connected === undefined ? "" : String(!!seat.connected);
+    row.li.dataset.autopilot = seat.autopilot ? "true" : "false";
+    const showDot = typeof seat.connected === "boolean" && (seat.kind === "player" || (seat.kind === "human" && !local));
+    const label = seat.kind === "open" ? t("seat.waiting") : seatLabel(seat, !local);
+    const sig = JSON.stringify([seat.kind, seat.bot, seat.name, lang(), snap.phase === "over"]);
+    if (host && row.sig !== sig) { fillSeatMenu(row.select, colour, seat); row.sig = sig; }
+    row.menu.title = t("seat.menu-for", { colour: t(`colour.${colour}`) });
+    row.select.setAttribute("aria-label", t("seat.menu-for", { colour: t(`colour.${colour}`) }));
+    row.li.replaceChildren(...[
+      colourIcon(colour, 18),
+      h("span", { class: "player-name" }, t(`colour.${colour}`)),
+      h("span", { class: "player-seat", title: label }, showDot ? presenceDot(seat.connected) : null, h("span", { class: "player-seat-name" }, label)),
+      mine ? h("span", { class: "badge badge-you" }, t("seat.you")) : null,
+      seat.autopilot ? h("span", { class: "badge badge-auto", title: t("seat.autopilot-help") }, "⚙ ", t("seat.autopilot")) : null,
+      place >= 0 ? h("span", { class: "player-medal", title: t("end.place", { n: place + 1 }) }, medal(place + 1)) : null,
+      h("span", { class: "home-pips", title: t("game.home-count", { n: home }) },
+        ...planes.map((p) => h("span", { class: `home-pip ${p === centre ? "on" : p >= 0 ? "out" : ""}` }))),
+      host ? row.menu : null].filter(Boolean));
+    return row.li;
+  }
+
+  function fillSeatMenu(select, colour, seat) {
+    const opts = [h("option", { value: "", selected: true, hidden: true }, t("seat.menu"))];
+    for (const b of bots) {
+      if (!(seat.kind === "bot" && seat.bot === b.name)) opts.push(h("option", { value: `bot:${b.name}` }, t("seat.menu-bot", { name: botLabel(b.name) })));
+    }
+    if (seat.kind !== "human") opts.push(h("option", { value: "human" }, t("seat.menu-human")));
+    if (seat.kind === "player") opts.push(h("option", { value: "kick" }, t("seat.menu-kick", { name: seatLabel(seat, !local) })));
+    else if (seat.kind !== "open") opts.push(h("option", { value: "open" }, t("seat.menu-open")));
+    select.replaceChildren(...opts);
+    select.value = "";
+  }
+
+  function seatAction(colour, select) {
+    const value = select.value;
+    select.value = "";
+    if (!value) return;
+    const seat = seatOf(colour);
+    let msg;
+    if (value === "kick") msg = { type: "kick", colour };
+    else if (value.startsWith("bot:")) msg = { type: "seat", colour, kind: "bot", bot: value.slice(4) };
+    else msg = { type: "seat", colour, kind: value };
+    if (!socket.send(msg)) { toast(t("error.offline"), "error"); return; }
+    if (value === "kick") toast(t("seat.kicked", { name: seatLabel(seat, !local) }));
+  }
+
+  function renderRole() {
+    const r = myRole();
+    roleLine.dataset.role = r;
+    roleLine.replaceChildren();
+    if (r === "player" && myColours.length) {
+      roleLine.append(h("span", { class: "role-text" }, tNodes("role.player", { player: colourChip(myColours[0]) })));
+    } else if (r === "host" && !local) {
+      roleLine.append(h("span", { class: "role-text" }, "★ ", t("role.host")));
+    } else if (r === "spectator") {
+      roleLine.append(h("span", { class: "role-text" }, eyeSvg(16), t("role.spectator")));
+      if (openSeats().length && snap.phase !== "over") {
+        roleLine.append(h("a", { class: "btn btn-small", href: `#/join/${encodeURIComponent(gameId)}`, "data-testid": "take-seat" }, t("role.take-seat")));
+      }
+    }
+    roleLine.hidden = !roleLine.childNodes.length;
+  }
+
+  function openSeats() {
+    return snap ? snap.players.filter((c) => seatOf(c)?.kind === "open") : [];
+  }
+
+  // ------------------------------------------------------------ invite
+  function inviteUrl() {
+    return `${location.origin}/#/join/${encodeURIComponent(gameId)}`;
+  }
+
+  let inviteBuilt = false;
+  const inviteLink = h("a", { class: "invite-link", "data-testid": "invite-link", target: "_blank", rel: "noopener" });
+  const inviteQr = h("img", { class: "invite-qr", "data-testid": "invite-qr", width: "148", height: "148", alt: "" });
+  inviteQr.addEventListener("error", () => { inviteQr.hidden = true; });
+  inviteQr.addEventListener("load", () => { inviteQr.hidden = false; });
+  function renderInvite(relabelOnly = false) {
+    const open = openSeats();
+    const over = snap && snap.phase === "over";
+    const show = !!snap && !over && (open.length > 0 || inviteOpen);
+    inviteBtn.hidden = !snap || over || open.length > 0;
+    inviteBtn.setAttribute("aria-expanded", String(show));
+    inviteCard.hidden = !show;
+    if (!show && !relabelOnly) return;
+    if (!show) return;
+    const url = inviteUrl();
+    inviteLink.href = url;
+    inviteLink.textContent = url;
+    if (!inviteBuilt) {
+      inviteBuilt = true;
+      inviteQr.hidden = true;
+      svgImageUrl(`/api/games/${encodeURIComponent(gameId)}/invite.svg`).then((src) => {
+        if (src && !destroyed) inviteQr.src = src;
+      });
+    }
+    inviteQr.alt = t("invite.qr-alt");
+    const copy = h("button", { class: "btn btn-small", type: "button", "data-testid": "invite-copy", onclick: async () => {
+      toast(await copyText(url) ? t("invite.copied") : t("invite.copy-failed"), "info");
+    } }, copySvg(15), t("invite.copy"));
+    const local127 = /^(localhost|127\.|\[?::1)/.test(location.hostname);
+    inviteCard.replaceChildren(
+      h("h3", { class: "card-title" }, linkSvg(18), t("invite.title"),
+        open.length ? h("span", { class: "count open-count" }, t("lobby.open-seats", { n: open.length })) : null,
+        inviteOpen && !open.length ? h("button", { class: "invite-close", type: "button", "aria-label": t("end.close"), title: t("end.close"), onclick: () => { inviteOpen = false; renderInvite(); } }, "×") : null),
+      h("div", { class: "invite-body" },
+        h("div", { class: "invite-text" },
+          h("p", { class: "muted invite-help" }, open.length ? t("invite.help") : t("invite.help-full")),
+          local127 && myRole() === "host" ? h("p", { class: "invite-warn" }, t("invite.loopback")) : null),
+        inviteQr),
+      h("div", { class: "invite-url" }, inviteLink, copy));
+  }
+
+  // ------------------------------------------------------------ chat and reactions
+  function canTalk() {
+    const r = myRole();
+    return connected && (r === "host" || r === "player");
+  }
+
+  function relabelChat() {
+    const talk = canTalk();
+    chatInput.disabled = !talk;
+    chatSend.disabled = !talk;
+    for (const b of reactButtons) b.disabled = !talk;
+    chatInput.placeholder = talk ? t("chat.placeholder") : t("chat.spectator");
+    chatInput.setAttribute("aria-label", t("chat.placeholder"));
+    chatNote.textContent = talk ? "" : t("chat.read-only");
+    if (!chatList.children.length) chatList.dataset.empty = t("chat.empty");
+  }
+
+  function sendChat() {
+    const text = chatInput.value.trim().slice(0, 200);
+    if (!text || !canTalk()) return;
+    if (socket.send({ type: "chat", text })) chatInput.value = "";
+    else toast(t("error.offline"), "error");
+  }
+
+  let reactReady = 0;
+  function sendReact(emoji) {
+    if (!canTalk()) return;
+    const now = performance.now();
+    if (now < reactReady) return;
+    reactReady = now + 350;
+    if (!socket.send({ type: "react", emoji })) toast(t("error.offline"), "error");
+  }
+
+  function speakerName(msg) {
+    return msg.colour ? String(msg.name || t(`colour.${msg.colour}`)) : t("chat.host");
+  }
+
+  function isMine(msg) {
+    return msg.colour ? myColours.includes(msg.colour) : myRole() === "host";
+  }
+
+  function chatItem(msg) {
+    const colour = PALETTE[msg.colour] ? msg.colour : null;
+    let time = "";
+    try { if (msg.at) time = new Intl.DateTimeFormat(lang() === "zh" ? "zh-CN" : lang(), { timeStyle: "short" }).format(new Date(msg.at)); } catch { time = ""; }
+    // the name and the text are inserted as text nodes: never markup
+    return h("li", { class: `chat-msg ${isMine(msg) ? "mine" : ""}`, "data-testid": "chat-message", style: colour ? `--c:${PALETTE[colour].main};--c-dark:${PALETTE[colour].dark}` : null },
+      h("span", { class: "chat-who" }, colour ? colourIcon(colour, 12) : h("span", { class: "chat-star", "aria-hidden": "true" }, "★"),
+        h("span", { class: "chat-name", text: speakerName(msg) }), time ? h("time", { class: "chat-time", text: time }) : null),
+      h("span", { class: "chat-text", text: String(msg.text ?? "") }));
+  }
+
+  function addChat(msg, live) {
+    if (typeof msg.text !== "string") return;
+    const atBottom = chatList.scrollHeight - chatList.scrollTop - chatList.clientHeight < 40;
+    chatList.append(chatItem(msg));
+    while (chatList.children.length > MAX_CHAT) chatList.firstElementChild.remove();
+    if (live && !isMine(msg)) chatCard.classList.add("chat-new");
+    setTimeout(() => chatCard.classList.remove("chat-new"), 900);
+    if (atBottom || isMine(msg)) requestAnimationFrame(() => { chatList.scrollTop = chatList.scrollHeight; });
+  }
+
+  function loadChat(list) {
+    chatList.replaceChildren();
+    for (const m of list.slice(-MAX_CHAT)) addChat(m, false);
+  }
+
+  function floatReaction(msg) {
+    if (!REACTIONS.includes(msg.emoji)) return;
+    while (reactLayer.children.length > 14) reactLayer.firstElementChild.remove();
+    const colour = PALETTE[msg.colour] ? msg.colour : null;
+    const el = h("div", { class: "react-float", style: `left:${12 + Math.random() * 76}%;--c:${colour ? PALETTE[colour].main : "#1d2540"};--drift:${(Math.random() * 40 - 20).toFixed(0)}px` },
+      h("span", { class: "react-emoji", text: msg.emoji }),
+      h("span", { class: "react-name", text: speakerName(msg) }));
+    reactLayer.append(el);
+    setTimeout(() => el.remove(), 2800);
+  }
+
+  function showRematchNotice(id) {
+    if (myRole() === "host") return;
+    const href = `#/join/${encodeURIComponent(id)}`;
+    toast(t("end.rematch-started"));
+    const actions = endLayer.querySelector(".end-actions");
+    if (actions && !actions.querySelector("[data-testid=join-rematch]")) {
+      actions.prepend(h("a", { class: "btn btn-primary", href, "data-testid": "join-rematch" }, t("end.join-rematch")));
+    }
+  }
+
+  // ------------------------------------------------------------ turn timer
+  function updateClock() {
+    const timer = Number(snap && snap.timer) || 0;
+    const colour = snap && snap.state.turn;
+    const seat = colour ? seatOf(colour) : null;
+    const people = seat && (seat.kind === "player" || seat.kind === "human") && !seat.autopilot;
+    const key = snap ? `${snap.actions}:${snap.phase}:${snap.roll}:${colour}` : null;
+    if (key !== turnKey) {
+      turnKey = key;
+      turnStart = performance.now();
+      turnLeft = typeof snap?.turn_left === "number" ? snap.turn_left : timer;
+    }
+    const show = timer > 0 && people && snap.phase !== "over";
+    timerBar.hidden = !show;
+    if (!show) return;
+    const left = Math.max(0, turnLeft - (performance.now() - turnStart) / 1000);
+    timerBar.style.setProperty("--left", String(Math.min(1, left / timer)));
+    timerBar.dataset.low = left <= Math.min(10, timer / 3) ? "true" : "false";
+    timerBar.querySelector(".turn-timer-text").textContent = t("game.timer-left", { n: Math.ceil(left) });
   }
 
   function renderPanel() {
     if (!snap) return;
     renderTurn();
     renderPlayers();
+    renderRole();
+    renderInvite();
+    relabelChat();
+    updateClock();
     rulesBox.replaceChildren(rulesSummary(snap.rules, snap.rules_name));
     speedSel.value = speed;
+    const host = myRole() === "host";
+    speedSel.disabled = !host;
+    speedSel.title = host ? "" : t("game.speed-host");
     updateControls();
   }
 
@@ -311,6 +660,7 @@ export function mountGame(root, app, gameId) {
   }
 
   function setSpeed(value) {
+    if (myRole() !== "host") return;
     speed = value;
     socket.send({ type: "speed", speed: value });
   }
@@ -403,7 +753,7 @@ export function mountGame(root, app, gameId) {
     const list = h("ol", { class: "ranking", "data-testid": "ranking" });
     ranking.forEach((colour, k) => list.append(h("li", { class: "rank", "data-colour": colour, style: `--c:${PALETTE[colour].main};--c-light:${PALETTE[colour].light}` },
       h("span", { class: "rank-medal" }, medal(k + 1)), colourIcon(colour, 20),
-      h("span", { class: "rank-name" }, t(`colour.${colour}`)), h("span", { class: "rank-seat" }, seatLabel(seatOf(colour))))));
+      h("span", { class: "rank-name" }, t(`colour.${colour}`)), h("span", { class: "rank-seat" }, seatLabel(seatOf(colour), !local)))));
     for (const colour of rest) list.append(h("li", { class: "rank rank-unplaced", "data-colour": colour, style: `--c:${PALETTE[colour].main};--c-light:${PALETTE[colour].light}` },
       h("span", { class: "rank-medal" }, "·"), colourIcon(colour, 20),
       h("span", { class: "rank-name" }, t(`colour.${colour}`)), h("span", { class: "rank-seat" }, t("end.unplaced"))));
@@ -416,7 +766,7 @@ export function mountGame(root, app, gameId) {
         winner ? tNodes("end.wins", { player: colourChip(winner) }) : t("hint.over")),
       list,
       h("div", { class: "end-actions" },
-        h("button", { class: "btn btn-primary", type: "button", "data-testid": "rematch", onclick: rematch }, t("end.rematch")),
+        myRole() === "host" ? h("button", { class: "btn btn-primary", type: "button", "data-testid": "rematch", onclick: rematch }, t("end.rematch")) : null,
         h("button", { class: "btn", type: "button", "data-testid": "new-game-end", onclick: () => app.go("#/new") }, t("end.new-game")),
         h("a", { class: "btn btn-ghost", href: `#/replay/${encodeURIComponent(gameId)}` }, t("end.watch-replay"))));
     endLayer.replaceChildren(card);
@@ -424,17 +774,21 @@ export function mountGame(root, app, gameId) {
   }
 
   async function rematch() {
-    const res = await api("POST", `/api/games/${encodeURIComponent(gameId)}/rematch`);
+    const res = await api("POST", `/api/games/${encodeURIComponent(gameId)}/rematch`, undefined, hostHeaders(gameId));
     if (!res.ok) { toast(errorText(res.error.code, res.error.message), "error"); return; }
+    keepHostToken(res.data);
     app.go(`#/game/${encodeURIComponent(res.data.id)}`);
   }
 
   const offLang = onLangChange(relabel);
   relabel();
+  clock = setInterval(() => { if (snap && snap.timer) updateClock(); }, 250);
 
   return {
     destroy() {
       destroyed = true;
+      clearInterval(clock);
+      if (inviteQr.src.startsWith("blob:")) URL.revokeObjectURL(inviteQr.src);
       socket.close();
       offLang();
       document.removeEventListener("keydown", onKey);

@@ -1,6 +1,10 @@
-// Home: the title, new game, the saved games, and loading a record file.
+// Home: the title, new game, the lobby of open rooms, the saved games, and loading a record file.
 import { t, tNodes, lang, onLangChange } from "./i18n.js";
-import { h, api, toast, errorText, colourIcon, colourChip, seatLabel, presetLabel, logoSvg, medal, PALETTE } from "./ui.js";
+import { h, api, toast, errorText, colourIcon, colourChip, seatLabel, presetLabel, logoSvg, medal, presenceDot, eyeSvg, PALETTE } from "./ui.js";
+import { keepHostToken, getSeatToken, hostHeaders } from "./net.js";
+
+const LOBBY_REFRESH_MS = 4000;
+let lobbyMissing = false;   // an older server without GET /api/rooms: ask once per page load
 
 export function mountHome(root, app) {
   let games = null;
@@ -10,6 +14,10 @@ export function mountHome(root, app) {
 
   const screen = h("section", { class: "screen home-screen" });
   root.replaceChildren(screen);
+
+  let rooms = null;        // the lobby: null until the first answer
+  let lobbyTimer = null;
+  const lobbyCard = h("div", { class: "card lobby-card", "data-testid": "lobby" });
 
   const fileInput = h("input", { type: "file", accept: ".json,application/json,text/plain", "data-testid": "load-record", id: "load-record", class: "file-input", onchange: onFile });
 
@@ -39,9 +47,10 @@ export function mountHome(root, app) {
 
     const unfinished = (games || []).filter((g) => !g.over);
     const finished = (games || []).filter((g) => g.over);
-    screen.replaceChildren(hero, loadBox,
+    renderLobby();
+    screen.replaceChildren(...[hero, loadBox, lobbyMissing ? null : lobbyCard,
       section(t("home.unfinished"), unfinished, t("home.none-unfinished")),
-      section(t("home.finished"), finished, t("home.none-finished")));
+      section(t("home.finished"), finished, t("home.none-finished"))].filter(Boolean));
   }
 
   function section(title, list, empty) {
@@ -50,6 +59,55 @@ export function mountHome(root, app) {
     else if (!list.length) box.append(h("p", { class: "muted" }, empty));
     else box.append(h("ul", { class: "game-list" }, ...list.map(row)));
     return box;
+  }
+
+  // ---------------------------------------------------------------- lobby
+  function renderLobby() {
+    const list = rooms || [];
+    const title = h("h2", { class: "card-title" }, h("span", { class: "lobby-dot", "aria-hidden": "true" }), t("lobby.title"),
+      h("span", { class: "count" }, rooms ? String(list.length) : ""));
+    const body = rooms === null ? h("p", { class: "muted" }, t("home.loading"))
+      : !list.length ? h("p", { class: "muted lobby-empty" }, t("lobby.empty"))
+        : h("ul", { class: "game-list room-list" }, ...list.map(roomRow));
+    lobbyCard.replaceChildren(h("div", { class: "card-head" }, title, h("small", { class: "muted" }, t("lobby.hint"))), body);
+  }
+
+  function roomRow(r) {
+    const id = encodeURIComponent(r.id);
+    const open = (r.open_seats || []).length;
+    const mine = getSeatToken(r.id);
+    const players = h("div", { class: "game-players" }, ...(r.players || []).map((c) => {
+      const seat = r.seats?.[c];
+      const free = seat?.kind === "open";
+      return h("span", { class: `seat-pill ${free ? "seat-free" : ""}`, style: `--c:${PALETTE[c].main};--c-light:${PALETTE[c].light}`, title: `${t(`colour.${c}`)} · ${seatLabel(seat, true)}` },
+        colourIcon(c, 14), h("span", { class: "pill-name" }, free ? t("lobby.free") : seatLabel(seat, true)),
+        !free && seat && seat.kind !== "bot" && typeof seat.connected === "boolean" ? presenceDot(seat.connected) : null);
+    }));
+    const meta = h("div", { class: "game-meta" },
+      h("span", {}, r.rules_name ? presetLabel(r.rules_name) : t("preset.custom")),
+      open ? h("span", { class: "open-count" }, t("lobby.open-seats", { n: open })) : h("span", {}, t("lobby.full")),
+      h("span", {}, t("home.actions", { n: r.actions || 0 })),
+      r.watchers ? h("span", { class: "watchers" }, eyeSvg(14), t("lobby.watchers", { n: r.watchers })) : null);
+    const action = mine
+      ? h("button", { class: "btn btn-primary", type: "button", "data-testid": "lobby-resume", onclick: () => app.go(`#/game/${id}`) }, t("home.resume"))
+      : open
+        ? h("button", { class: "btn btn-primary", type: "button", "data-testid": "lobby-join", onclick: () => app.go(`#/join/${id}`) }, t("lobby.join"))
+        : h("button", { class: "btn", type: "button", "data-testid": "lobby-watch", onclick: () => app.go(`#/game/${id}`) }, t("lobby.watch"));
+    return h("li", { class: `game-item room-item ${open ? "has-open" : ""}`, "data-testid": "room-item", "data-id": r.id, "data-open": String(open) },
+      h("div", { class: "game-info" }, players, meta), h("div", { class: "row-actions" }, action));
+  }
+
+  async function refreshLobby() {
+    clearTimeout(lobbyTimer);
+    if (destroyed || lobbyMissing) return;
+    const res = await api("GET", "/api/rooms");
+    if (destroyed) return;
+    if (res.ok) rooms = Array.isArray(res.data?.rooms) ? res.data.rooms : [];
+    else if (res.status === 404 || res.status === 405) { lobbyMissing = true; render(); return; }
+    else rooms = rooms || [];
+    renderLobby();
+    if (!lobbyCard.isConnected && !lobbyMissing) render();
+    lobbyTimer = setTimeout(refreshLobby, document.hidden ? LOBBY_REFRESH_MS * 3 : LOBBY_REFRESH_MS);
   }
 
   function when(iso) {
@@ -95,7 +153,7 @@ export function mountHome(root, app) {
   }
 
   async function remove(g) {
-    const res = await api("DELETE", `/api/games/${encodeURIComponent(g.id)}`);
+    const res = await api("DELETE", `/api/games/${encodeURIComponent(g.id)}`, undefined, hostHeaders(g.id));
     if (!res.ok && res.status !== 404) { toast(errorText(res.error.code, res.error.message), "error"); return; }
     toast(t("home.deleted"));
     refresh();
@@ -126,6 +184,7 @@ export function mountHome(root, app) {
       render();
       return;
     }
+    keepHostToken(res.data);
     loaded = { id: res.data.id, over: !!res.data.game?.state?.over };
     toast(t("home.loaded"));
     await refresh();
@@ -142,5 +201,6 @@ export function mountHome(root, app) {
   const off = onLangChange(render);
   render();
   refresh();
-  return { destroy() { destroyed = true; off(); } };
+  refreshLobby();
+  return { destroy() { destroyed = true; clearTimeout(lobbyTimer); off(); } };
 }

@@ -23,13 +23,24 @@ export function detectLang() {
   return "en";
 }
 
-async function load(code) {
+function load(code) {
+  // one request per catalogue; a failed one is forgotten so it can be asked again
   if (!cache[code]) {
-    const res = await fetch(`/static/i18n/${code}.json`, { cache: "no-cache" });
-    if (!res.ok) throw new Error(`catalogue ${code} missing`);
-    cache[code] = await res.json();
+    cache[code] = fetch(`/static/i18n/${code}.json`, { cache: "no-cache" }).then((res) => {
+      if (!res.ok) throw new Error(`catalogue ${code} missing`);
+      return res.json();
+    });
+    cache[code].catch(() => { delete cache[code]; });
   }
   return cache[code];
+}
+
+let prefetched = false;
+/** Fetch the other catalogues in the background, so switching language is instant. */
+function prefetchOthers() {
+  if (prefetched) return;
+  prefetched = true;
+  for (const l of LANGS) if (!cache[l.code]) load(l.code).catch(() => {});
 }
 
 export async function setLang(code) {
@@ -42,6 +53,7 @@ export async function setLang(code) {
     code = "en";
   }
   current = code;
+  prefetchOthers();
   document.documentElement.lang = code === "zh" ? "zh-CN" : code;
   try { localStorage.setItem(STORE_KEY, code); } catch { /* ignore */ }
   for (const fn of listeners) {

@@ -1,9 +1,70 @@
-// One game's WebSocket: reconnects with backoff; every (re)connect brings a fresh snapshot.
+// One game's WebSocket: reconnects with backoff; every (re)connect brings a fresh snapshot
+// and, when this browser holds a secret token for the game, says hello with it.
+// Also: the tokens this browser holds (localStorage, one entry per game id).
+
+const TOKENS_KEY = "flyingchess.tokens";
+const NAME_KEY = "flyingchess.name";
+const MAX_TOKENS = 200;
+
+function readTokens() {
+  try {
+    const data = JSON.parse(localStorage.getItem(TOKENS_KEY) || "{}");
+    return data && typeof data === "object" && !Array.isArray(data) ? data : {};
+  } catch { return {}; }
+}
+
+function writeTokens(all) {
+  const ids = Object.keys(all);
+  if (ids.length > MAX_TOKENS) {
+    ids.sort((a, b) => (all[a].at || 0) - (all[b].at || 0));
+    for (const id of ids.slice(0, ids.length - MAX_TOKENS)) delete all[id];
+  }
+  try { localStorage.setItem(TOKENS_KEY, JSON.stringify(all)); } catch { /* storage may be off */ }
+}
+
+/** {token, role: "host" | "player", colour?} for a game, or null. */
+export function getSeatToken(gameId) {
+  const entry = readTokens()[gameId];
+  return entry && typeof entry.token === "string" && entry.token ? entry : null;
+}
+
+export function saveSeatToken(gameId, token, role, colour = null) {
+  if (!gameId || typeof token !== "string" || !token) return;
+  const all = readTokens();
+  all[gameId] = { token, role, colour, at: Date.now() };
+  writeTokens(all);
+}
+
+export function dropSeatToken(gameId) {
+  const all = readTokens();
+  if (gameId in all) { delete all[gameId]; writeTokens(all); }
+}
+
+export function savedName() {
+  try { return localStorage.getItem(NAME_KEY) || ""; } catch { return ""; }
+}
+
+export function saveName(name) {
+  try { localStorage.setItem(NAME_KEY, name); } catch { /* ignore */ }
+}
+
+/** The header that proves this browser hosts a game (network servers ask for it). */
+export function hostHeaders(gameId) {
+  const entry = getSeatToken(gameId);
+  return entry && entry.role === "host" ? { "X-Host-Token": entry.token } : {};
+}
+
+/** Remember the host token a create/rematch/load answer carries. */
+export function keepHostToken(data) {
+  if (data && data.id && data.host_token) saveSeatToken(data.id, data.host_token, "host");
+}
+
 export class GameSocket {
-  constructor(gameId, onMessage, onStatus) {
+  constructor(gameId, onMessage, onStatus, options = {}) {
     this.gameId = gameId;
     this.onMessage = onMessage;
     this.onStatus = onStatus || (() => {});
+    this.hello = options.hello !== false;
     this.ws = null;
     this.closed = false;
     this.attempt = 0;
@@ -23,7 +84,12 @@ export class GameSocket {
       return;
     }
     this.ws = ws;
-    ws.addEventListener("open", () => { this.attempt = 0; this.onStatus("open"); });
+    ws.addEventListener("open", () => {
+      this.attempt = 0;
+      const seat = this.hello ? getSeatToken(this.gameId) : null;
+      if (seat) ws.send(JSON.stringify({ type: "hello", token: seat.token }));
+      this.onStatus("open", !!seat);
+    });
     ws.addEventListener("message", (e) => {
       let msg;
       try { msg = JSON.parse(e.data); } catch { return; }
@@ -53,6 +119,17 @@ export class GameSocket {
       return true;
     }
     return false;
+  }
+
+  /** Drop this connection and open a fresh one (a new connection starts as a watcher). */
+  reconnect() {
+    if (this.closed) return;
+    const ws = this.ws;
+    this.ws = null;
+    if (ws) { try { ws.close(); } catch { /* ignore */ } }
+    this.attempt = 0;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.connect(), 50);
   }
 
   close() {

@@ -1,7 +1,9 @@
 // New game: players, colours, seats (human or a bot from /api/meta), preset and every option.
 import { t, has, onLangChange } from "./i18n.js";
-import { h, api, toast, errorText, colourIcon, botLabel, presetLabel, optionValueLabel, dieFace, COLOURS, PALETTE } from "./ui.js";
+import { h, api, toast, errorText, colourIcon, botLabel, presetLabel, optionValueLabel, dieFace, clockSvg, COLOURS, PALETTE } from "./ui.js";
+import { keepHostToken } from "./net.js";
 
+const TIMERS = [0, 30, 60, 120];
 const DEFAULT_COLOURS = { 2: ["red", "blue"], 3: ["red", "yellow", "blue"], 4: ["red", "yellow", "blue", "green"] };
 
 export function mountSetup(root, app) {
@@ -18,6 +20,7 @@ export function mountSetup(root, app) {
     seats: {},
     preset: firstPreset,
     rules: clone(meta.presets[firstPreset] || {}),
+    timer: 0,
   };
   for (const c of COLOURS) form.seats[c] = c === "red" || !bestBot ? "human" : `bot:${bestBot.name}`;
 
@@ -72,10 +75,12 @@ export function mountSetup(root, app) {
       } });
       const seat = h("select", { class: "select", "data-testid": `seat-${c}`, "aria-label": t("setup.seat-for", { colour: t(`colour.${c}`) }), disabled: !on, onchange: () => { form.seats[c] = seat.value; render(); } },
         h("option", { value: "human" }, t("seat.human")),
+        h("option", { value: "open" }, t("seat.open")),
         ...bots.map((b) => h("option", { value: `bot:${b.name}` }, t("seat.bot", { name: botLabel(b.name) }))));
       seat.value = form.seats[c];
       const bot = form.seats[c].startsWith("bot:") ? bots.find((b) => `bot:${b.name}` === form.seats[c]) : null;
-      const desc = bot ? (has(`bot.${bot.name}.desc`) ? t(`bot.${bot.name}.desc`) : bot.description) : t("seat.human-desc");
+      const desc = bot ? (has(`bot.${bot.name}.desc`) ? t(`bot.${bot.name}.desc`) : bot.description)
+        : form.seats[c] === "open" ? t("seat.open-desc") : t("seat.human-desc");
       return h("div", { class: `seat-row ${on ? "on" : "off"}`, style: `--c:${PALETTE[c].main};--c-light:${PALETTE[c].light};--c-dark:${PALETTE[c].dark}` },
         h("label", { class: "seat-use", for: `use-${c}` }, use, colourIcon(c, 22), h("span", { class: "seat-colour" }, t(`colour.${c}`))),
         h("div", { class: "seat-choice" }, seat, h("small", { class: "muted" }, on ? desc : t("setup.not-playing"))));
@@ -110,7 +115,8 @@ export function mountSetup(root, app) {
           h("h2", { class: "card-title" }, t("setup.players")),
           h("label", { class: "field", for: "player-count" }, h("span", {}, t("setup.player-count")), countSel),
           h("div", { class: "seats" }, ...seatRows),
-          orderNote),
+          orderNote,
+          timerField()),
         h("div", { class: "card" },
           h("h2", { class: "card-title" }, t("setup.rules"),
             h("span", { class: `rules-badge ${current === "custom" ? "custom" : ""}`, "data-testid": "rules-state" }, current === "custom" ? t("preset.custom") : presetLabel(current))),
@@ -118,6 +124,15 @@ export function mountSetup(root, app) {
           presetHelp,
           h("div", { class: "options" }, ...options))),
       h("div", { class: "setup-actions" }, start));
+  }
+
+  function timerField() {
+    const sel = h("select", { class: "select", id: "turn-timer", "data-testid": "timer", onchange: () => { form.timer = Number(sel.value); render(); } },
+      ...TIMERS.map((v) => h("option", { value: String(v) }, t(`setup.timer-${v}`))));
+    sel.value = String(form.timer);
+    return h("div", { class: "option option-choice timer-field" },
+      h("label", { class: "option-label", for: "turn-timer" }, h("span", { class: "with-icon" }, clockSvg(16), t("setup.timer")), h("small", { class: "muted" }, t("setup.timer-help"))),
+      sel);
   }
 
   function optionControl(name, spec) {
@@ -155,13 +170,15 @@ export function mountSetup(root, app) {
     const seats = {};
     for (const c of players) {
       const v = form.seats[c];
-      seats[c] = v.startsWith("bot:") ? { kind: "bot", bot: v.slice(4) } : { kind: "human" };
+      seats[c] = v.startsWith("bot:") ? { kind: "bot", bot: v.slice(4) } : { kind: v === "open" ? "open" : "human" };
     }
     const preset = matchPreset();
     const rules = preset !== "custom" ? preset : clone(form.rules);
     busy = true;
     render();
-    const res = await api("POST", "/api/games", { players, seats, rules });
+    const body = { players, seats, rules };
+    if (form.timer) body.timer = form.timer;
+    const res = await api("POST", "/api/games", body);
     busy = false;
     if (destroyed) return;
     if (!res.ok) {
@@ -169,6 +186,7 @@ export function mountSetup(root, app) {
       render();
       return;
     }
+    keepHostToken(res.data);
     app.go(`#/game/${encodeURIComponent(res.data.id)}`);
   }
 

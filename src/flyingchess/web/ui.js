@@ -140,9 +140,9 @@ export function errorText(code, message) {
 // ---------------------------------------------------------------- API
 
 /** fetch JSON; never throws: {ok, status, data, error:{code,message}}. */
-export async function api(method, url, body) {
+export async function api(method, url, body, headers = {}) {
   try {
-    const init = { method, headers: {} };
+    const init = { method, headers: { ...headers } };
     if (body !== undefined) {
       init.body = typeof body === "string" ? body : JSON.stringify(body);
       init.headers["Content-Type"] = "application/json";
@@ -167,10 +167,76 @@ export function botLabel(name) {
   return has(key) ? t(key) : name.charAt(0).toUpperCase() + name.slice(1);
 }
 
-export function seatLabel(seat) {
-  if (!seat || seat.kind !== "bot") return t("seat.human");
-  return t("seat.bot", { name: botLabel(seat.bot) });
+/** A seat in a few words: a bot's name, a player's own name (plain text), or open. */
+export function seatLabel(seat, network = false) {
+  if (seat && seat.kind === "bot") return t("seat.bot", { name: botLabel(seat.bot) });
+  if (seat && seat.kind === "player") return String(seat.name || t("seat.player"));
+  if (seat && seat.kind === "open") return t("seat.open-short");
+  return network ? t("seat.host") : t("seat.human");
 }
+
+/** Whether this page talks to a server only this machine can reach (every page is host). */
+export function looksLocal(meta) {
+  if (meta && typeof meta.local === "boolean") return meta.local;
+  if (meta && typeof meta.network === "boolean") return !meta.network;
+  const host = location.hostname.replace(/^\[|\]$/g, "");
+  return host === "localhost" || host === "::1" || /^127\./.test(host);
+}
+
+/** Copy text to the clipboard; works on plain http (LAN addresses) too. */
+export async function copyText(text) {
+  try {
+    if (navigator.clipboard && window.isSecureContext) {
+      await navigator.clipboard.writeText(text);
+      return true;
+    }
+  } catch { /* fall back below */ }
+  const area = h("textarea", { readonly: true, style: "position:fixed;top:-1000px;left:-1000px;opacity:0" });
+  area.value = text;
+  document.body.append(area);
+  area.select();
+  let ok = false;
+  try { ok = document.execCommand("copy"); } catch { ok = false; }
+  area.remove();
+  return ok;
+}
+
+/** A presence dot: connected (green) or away (grey ring). */
+export function presenceDot(connected) {
+  return h("span", { class: `presence ${connected ? "on" : "off"}`, role: "img",
+    "aria-label": connected ? t("seat.connected") : t("seat.disconnected"),
+    title: connected ? t("seat.connected") : t("seat.disconnected") });
+}
+
+function icon(size, ...paths) {
+  return s("svg", { class: "icon", width: size, height: size, viewBox: "0 0 24 24", "aria-hidden": "true", fill: "none", stroke: "currentColor", "stroke-width": 2, "stroke-linecap": "round", "stroke-linejoin": "round" },
+    ...paths.map((d) => s("path", { d })));
+}
+export const eyeSvg = (size = 16) => icon(size, "M2 12 C5 6 9 4.5 12 4.5 C15 4.5 19 6 22 12 C19 18 15 19.5 12 19.5 C9 19.5 5 18 2 12Z", "M12 9 A3 3 0 1 0 12.01 9Z");
+export const clockSvg = (size = 16) => icon(size, "M12 3 A9 9 0 1 0 12.01 3Z", "M12 7.5 V12 L15 14");
+export const copySvg = (size = 16) => icon(size, "M9 9 H19 V19 H9Z", "M5 15 V5 H15");
+export const linkSvg = (size = 16) => icon(size, "M10 14 A4 4 0 0 0 15.7 14 L18.5 11.2 A4 4 0 0 0 12.8 5.5 L11.5 6.8", "M14 10 A4 4 0 0 0 8.3 10 L5.5 12.8 A4 4 0 0 0 11.2 18.5 L12.5 17.2");
+
+/** An SVG image from the server, drawn through a Blob URL (never as page markup), fixing a
+ * missing namespace or viewBox so it scales. Resolves to the object URL or null. */
+export async function svgImageUrl(url) {
+  try {
+    const res = await fetch(url, { cache: "no-store" });
+    if (!res.ok) return null;
+    let text = await res.text();
+    const open = /<svg\b[^>]*>/.exec(text);
+    if (!open) return null;
+    let tag = open[0];
+    if (!/\sxmlns=/.test(tag)) tag = tag.replace("<svg", '<svg xmlns="http://www.w3.org/2000/svg"');
+    const w = /\swidth="([\d.]+)"/.exec(tag);
+    const hgt = /\sheight="([\d.]+)"/.exec(tag);
+    if (!/\sviewBox=/.test(tag) && w && hgt) tag = tag.replace("<svg", `<svg viewBox="0 0 ${w[1]} ${hgt[1]}"`);
+    text = text.slice(0, open.index) + tag + text.slice(open.index + open[0].length);
+    return URL.createObjectURL(new Blob([text], { type: "image/svg+xml" }));
+  } catch { return null; }
+}
+
+export const REACTIONS = ["👍", "😂", "😮", "😢", "🎉", "✈️"];
 
 export function optionValueLabel(name, value) {
   if (Array.isArray(value)) return value.length ? value.join(" · ") : t("opt.none");
