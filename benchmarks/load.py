@@ -5,7 +5,8 @@
 Starts `flyingchess serve --host 127.0.0.1` on a free port with a throw-away data folder,
 creates the rooms (four open seats each), and connects four clients per room; each
 client joins its seat and rolls or moves (its first legal plane) as soon as it is its
-turn (after --pace seconds: 0.35 is the app's "fast" bot pace, 0.9 "normal"), so games
+turn (after --pace seconds on average, give or take half: 0.35 is the app's "fast" bot
+pace, 0.9 "normal"), so games
 run at bot speed. It stops by itself after --seconds (or when every game
 is over) and reports rooms, clients, messages per second, the latency from a client's
 request to the update it causes (percentiles), whether any update was lost or arrived
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import random
 import statistics
 import subprocess
 import sys
@@ -83,8 +85,8 @@ async def player(url: str, game_id: str, colour: str, stats: Stats, deadline: fl
                     game["seats"][colour]["kind"] == "player":
                 request = {"type": "roll"} if game["phase"] == "roll" else \
                     {"type": "move", "plane": game["moves"][0]["plane"]}
-                if pace:
-                    await asyncio.sleep(pace)  # think like a bot at the app's speed setting
+                if pace:  # think like a bot at the app's speed setting, not in lockstep
+                    await asyncio.sleep(pace * random.uniform(0.5, 1.5))
                 waiting_since = time.monotonic()
                 stats.sent += 1
                 await socket.send(json.dumps(request))

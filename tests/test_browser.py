@@ -271,8 +271,15 @@ def test_two_devices_share_a_room_with_invite_join_chat_and_reload(browser: Any,
         host.page.wait_for_function(
             "document.querySelector('[data-testid=player-blue]')?.dataset.connected === 'true'")
         assert '<b onclick="x()">Ann</b>' in host.testid("player-blue").inner_text()
+        # the host gathered the players: now the game starts
+        assert host.testid("die").get_attribute("data-state") == "waiting"
+        host.testid("start-game").click()
+        host.page.wait_for_function("document.querySelector('[data-testid=start-game]').hidden")
         # each plays only its own seat: a few turns from both pages
-        for _ in range(16):
+        game_id = link.rsplit("/", 1)[1]
+        for _ in range(240):
+            if server.api(f"/api/games/{game_id}")["game"]["actions"] >= 4:
+                break
             for tab, mine in ((host, "red"), (guest, "blue")):
                 turn = tab.testid("turn").get_attribute("data-colour")
                 state = tab.testid("die").get_attribute("data-state")
@@ -284,6 +291,7 @@ def test_two_devices_share_a_room_with_invite_join_chat_and_reload(browser: Any,
                 elif turn != mine:
                     assert state != "ready"
             host.page.wait_for_timeout(250)
+        assert server.api(f"/api/games/{game_id}")["game"]["actions"] >= 4  # both pages played
         guest.testid("chat-input").fill("<i>good luck</i>")
         guest.testid("chat-send").click()
         host.page.wait_for_function(

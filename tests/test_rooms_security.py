@@ -67,8 +67,10 @@ def test_seats_belong_to_their_tokens(client: TestClient) -> None:
             expect(socket, "snapshot")
         host.send_json({"type": "hello", "token": host_token})
         assert expect(host, "welcome")["role"] == "host"
+        # nobody rolls before the host starts the gathered game
+        assert error(host, {"type": "roll"}) == "not-started"
+        assert error(stranger, {"type": "start"}) == "not-host"
         # a spectator may do nothing but watch
-        assert error(stranger, {"type": "roll"}) == "not-your-seat"
         assert error(stranger, {"type": "seat", "colour": "blue", "kind": "bot", "bot": "heuristic"}) == "not-host"
         assert error(stranger, {"type": "chat", "text": "hi"}) == "not-your-seat"
         assert error(stranger, {"type": "hello", "token": "guessed-token"}) == "bad-token"
@@ -86,6 +88,11 @@ def test_seats_belong_to_their_tokens(client: TestClient) -> None:
         # a full room: nobody else can join
         assert error(stranger, {"type": "join", "colour": "blue", "name": "Eve"}) == "seat-taken"
         assert error(stranger, {"type": "join", "colour": "green", "name": "Eve"}) == "bad-message"
+        host.send_json({"type": "start"})
+        while not expect(host, "update")["game"]["started"]:
+            pass
+        assert error(host, {"type": "start"}) == "wrong-phase"
+        assert error(stranger, {"type": "roll"}) == "not-your-seat"
         # out of turn, and acting for another's seat
         assert error(guest, {"type": "roll"}) == "not-your-seat"  # red (the host's seat) is to move
         for _ in range(50):
@@ -167,7 +174,7 @@ def test_random_messages_never_break_the_game(client: TestClient) -> None:
     rng = random.Random(5)
     url = f"/ws/{created['id']}"
     words: list[Any] = ["roll", "move", "speed", "sync", "hello", "join", "seat", "kick", "chat", "react",
-                        "nope", None, 3]
+                        "start", "nope", None, 3]
     values: list[Any] = [None, 0, 1, 3, 4, -1, True, "blue", "red", "x" * 300, [], {}, 2.5, "🎉",
                          created["host_token"], "human", "bot", "open", "heuristic"]
     keys = ["plane", "speed", "token", "colour", "name", "kind", "bot", "text", "emoji", "extra"]
@@ -207,6 +214,7 @@ def test_an_absent_player_is_replaced_by_the_autopilot_until_back(store_path: Pa
                 expect(guest, "snapshot")
                 guest.send_json({"type": "join", "colour": "red", "name": "Lan"})
                 token = expect(guest, "joined")["token"]
+                host.send_json({"type": "start"})
             # the guest left while red is to move: after the grace period the autopilot plays
             game = expect(host, "update")["game"]
             while not game["seats"]["red"]["autopilot"]:

@@ -29,7 +29,7 @@ from ..record import ActionError, RecordError, parse_record
 from ..rules import CHOICES, OPTION_NAMES, PRESETS, SET_OPTIONS, Rules, RulesError
 from .protocol import (
     MAX_MESSAGE_BYTES, RATE_BURST, RATE_PER_SECOND, Chat, Hello, Join, Kick, Message, Move,
-    ProtocolError, RateLimit, React, Roll, SetSeat, Speed, Sync, parse_message, same_origin,
+    ProtocolError, RateLimit, React, Roll, SetSeat, Speed, Start, Sync, parse_message, same_origin,
 )
 from .rooms import GRACE_SECONDS, Control, Room, Rooms, iso_time, without_secrets
 from .store import Store
@@ -237,6 +237,8 @@ def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.
             await websocket.send_json({"type": "joined", "colour": request.colour, "token": token})
         elif isinstance(request, SetSeat):
             await room.set_seat(control, request.colour, request.kind, request.bot)
+        elif isinstance(request, Start):
+            await room.start(control)
         elif isinstance(request, Kick):
             await room.set_seat(control, request.colour, "open", None)
         elif isinstance(request, Chat):

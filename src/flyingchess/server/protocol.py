@@ -72,6 +72,11 @@ class SetSeat:
 
 
 @dataclass(frozen=True)
+class Start:
+    pass
+
+
+@dataclass(frozen=True)
 class Kick:
     colour: str
 
@@ -86,7 +91,7 @@ class React:
     emoji: str
 
 
-Message = Roll | Move | Speed | Sync | Hello | Join | SetSeat | Kick | Chat | React
+Message = Roll | Move | Speed | Sync | Hello | Join | SetSeat | Kick | Chat | React | Start
 
 NAME_LIMIT: Final = 24
 CHAT_LIMIT: Final = 200
@@ -141,6 +146,11 @@ def _set_seat(data: Mapping[str, Any]) -> Message:
     return SetSeat(_colour(data), str(kind), str(bot) if kind == "bot" else None)
 
 
+def _start(data: Mapping[str, Any]) -> Message:
+    _expect_only(data, set())
+    return Start()
+
+
 def _kick(data: Mapping[str, Any]) -> Message:
     _expect_only(data, {"colour"})
     return Kick(_colour(data))
@@ -191,7 +201,8 @@ def _sync(data: Mapping[str, Any]) -> Message:
 
 
 PARSERS: Final = {"roll": _roll, "move": _move, "speed": _speed, "sync": _sync, "hello": _hello,
-                  "join": _join, "seat": _set_seat, "kick": _kick, "chat": _chat, "react": _react}
+                  "join": _join, "seat": _set_seat, "kick": _kick, "chat": _chat, "react": _react,
+                  "start": _start}
 
 
 def parse_message(text: str | bytes) -> Message:

@@ -101,6 +101,7 @@ class Room:
         self.players = tuple(stored.players)
         self.seats: dict[str, dict[str, str]] = stored.seats
         self.host_token = stored.host_token
+        self.started = stored.started
         self.extra = stored.extra
         self.speed = stored.speed
         self.actions: list[tuple[int, int | None]] = list(stored.actions)
@@ -184,6 +185,8 @@ class Room:
             await self._broadcast([])
 
     def _autopilot_due(self, now: float) -> set[str]:
+        if not self.started:
+            return set()
         due = {c for c, since in self.absent_since.items()
                if now - since >= self.grace and self.seats[c]["kind"] in PLAYED_BY_PEOPLE}
         colour = self.state.colour
@@ -232,6 +235,7 @@ class Room:
             "moves": moves,
             "actions": len(self.actions),
             "speed": self.speed,
+            "started": self.started,
             "timer": self.timer,
             "turn_left": self._turn_left(),
             "grace": self.grace,
@@ -275,7 +279,7 @@ class Room:
                 raise ProtocolError("seat-taken", f"the {colour} seat is not free")
             token = secrets.token_urlsafe(24)
             self.seats[colour] = {"kind": "player", "name": name, "token": token_hash(token)}
-            self.store.set_seats(self.id, self.seats)
+            self.store.set_seats(self.id, self.seats, self.started)
             await self._broadcast([])
         self.wake_bots()
         return token, Control(colours=frozenset({colour}), token=token_hash(token))
@@ -290,7 +294,23 @@ class Room:
             self.seats[colour] = {"kind": kind, "bot": bot or "heuristic"} if kind == "bot" else {"kind": kind}
             self.autopilot.discard(colour)
             self.absent_since.pop(colour, None)
-            self.store.set_seats(self.id, self.seats)
+            self.store.set_seats(self.id, self.seats, self.started)
+            await self._broadcast([])
+        self.wake_bots()
+
+    async def start(self, control: Control) -> None:
+        """The host starts a gathered game; seats still open go to the heuristic bot."""
+        async with self.lock:
+            if not control.host:
+                raise ProtocolError("not-host", "only the host starts the game")
+            if self.started:
+                raise ProtocolError("wrong-phase", "the game has already started")
+            for colour, seat in self.seats.items():
+                if seat["kind"] == "open":
+                    self.seats[colour] = {"kind": "bot", "bot": AUTOPILOT_BOT}
+            self.started = True
+            self.turn_started = time.monotonic()
+            self.store.set_seats(self.id, self.seats, self.started)
             await self._broadcast([])
         self.wake_bots()
 
@@ -351,6 +371,8 @@ class Room:
     def _check_human_turn(self, phase: str, control: Control) -> None:
         if self.state.over:
             raise ProtocolError("game-over", "the game is over")
+        if not self.started:
+            raise ProtocolError("not-started", "the host has not started the game yet")
         colour = self.state.colour
         seat = self.seat_to_move()
         assert colour is not None and seat is not None
@@ -411,7 +433,7 @@ class Room:
 
     def _bot_to_move(self) -> bool:
         colour = self.state.colour
-        if not self.watchers or colour is None:
+        if not self.watchers or colour is None or not self.started:
             return False
         return self.seats[colour]["kind"] == "bot" or colour in self.autopilot
 
@@ -466,8 +488,10 @@ class Rooms:
             state, _ = apply(state, plane)
         game_id = secrets.token_urlsafe(9)
         host_token = secrets.token_urlsafe(24)
+        gathering = any(seat["kind"] == "open" for seat in checked.values())
         self.store.create(game_id, rules.to_json(), list(players), checked, extra or {}, actions,
-                          state.over, state.winner, list(state.ranking), token_hash(host_token))
+                          state.over, state.winner, list(state.ranking), token_hash(host_token),
+                          started=not gathering)
         return self.get(game_id), host_token
 
     def import_record(self, record: Record) -> tuple[Room, str]:

@@ -69,6 +69,8 @@ class StoredGame:
     actions: list[tuple[int, int | None]]
     host_token: str | None = None
     """The SHA-256 of the host's secret token (the token itself is never stored)."""
+    started: bool = True
+    """False while the host gathers players: nobody rolls until the host starts."""
 
 
 class Store:
@@ -86,6 +88,8 @@ class Store:
             columns = {row[1] for row in self.db.execute("PRAGMA table_info(games)")}
             if "host_token" not in columns:  # databases written before rooms had hosts
                 self.db.execute("ALTER TABLE games ADD COLUMN host_token TEXT")
+            if "started" not in columns:
+                self.db.execute("ALTER TABLE games ADD COLUMN started INTEGER NOT NULL DEFAULT 1")
         except (sqlite3.Error, OSError) as error:
             raise StoreError(f"cannot open the games database {path}: {error}") from None
 
@@ -95,15 +99,17 @@ class Store:
     def create(self, game_id: str, rules: Any, players: list[str], seats: dict[str, Any],
                extra: dict[str, Any], actions: list[tuple[int, int | None]],
                over: bool = False, winner: str | None = None,
-               ranking: list[str] | None = None, host_token: str | None = None) -> None:
+               ranking: list[str] | None = None, host_token: str | None = None,
+               started: bool = True) -> None:
         now = time.time()
         with self.db:
             self.db.execute("BEGIN")
             self.db.execute(
                 "INSERT INTO games (id, created, updated, rules, players, seats, extra, over, winner,"
-                " ranking, host_token) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " ranking, host_token, started) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (game_id, now, now, json.dumps(rules), json.dumps(players), json.dumps(seats),
-                 json.dumps(extra), int(over), winner, json.dumps(ranking or []), host_token))
+                 json.dumps(extra), int(over), winner, json.dumps(ranking or []), host_token,
+                 int(started)))
             self.db.executemany(
                 "INSERT INTO actions (game_id, seq, roll, plane, at) VALUES (?, ?, ?, ?, ?)",
                 [(game_id, seq, roll, plane, now) for seq, (roll, plane) in enumerate(actions)])
@@ -126,11 +132,11 @@ class Store:
                 "UPDATE games SET pending_roll = NULL, updated = ?, over = ?, winner = ?, ranking = ?"
                 " WHERE id = ?", (now, int(over), winner, json.dumps(ranking), game_id))
 
-    def set_seats(self, game_id: str, seats: dict[str, Any]) -> None:
+    def set_seats(self, game_id: str, seats: dict[str, Any], started: bool = True) -> None:
         with self.db:
             self.db.execute("BEGIN")
-            self.db.execute("UPDATE games SET seats = ?, updated = ? WHERE id = ?",
-                            (json.dumps(seats), time.time(), game_id))
+            self.db.execute("UPDATE games SET seats = ?, started = ?, updated = ? WHERE id = ?",
+                            (json.dumps(seats), int(started), time.time(), game_id))
 
     def add_chat(self, game_id: str, at: float, colour: str | None, name: str, text: str) -> None:
         with self.db:
@@ -158,14 +164,14 @@ class Store:
     def load(self, game_id: str) -> StoredGame | None:
         row = self.db.execute(
             "SELECT id, created, updated, rules, players, seats, extra, pending_roll, speed, over,"
-            " winner, ranking, host_token FROM games WHERE id = ?", (game_id,)).fetchone()
+            " winner, ranking, host_token, started FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             return None
         actions = [(roll, plane) for roll, plane in self.db.execute(
             "SELECT roll, plane FROM actions WHERE game_id = ? ORDER BY seq", (game_id,))]
         return StoredGame(row[0], row[1], row[2], json.loads(row[3]), json.loads(row[4]),
                           json.loads(row[5]), json.loads(row[6]), row[7], row[8], bool(row[9]),
-                          row[10], json.loads(row[11]), actions, row[12])
+                          row[10], json.loads(row[11]), actions, row[12], bool(row[13]))
 
     def summaries(self) -> list[dict[str, Any]]:
         """Every game, newest change first, without its actions (for the home screen)."""

@@ -71,6 +71,8 @@ export function mountGame(root, app, gameId) {
   const dieSvg = dieFace(0);
   const dieBtn = h("button", { class: "die", type: "button", "data-testid": "die", "data-state": "waiting", disabled: true, onclick: () => doRoll() }, dieSvg);
   const hint = h("div", { class: "hint" });
+  const startBtn = h("button", { class: "btn btn-primary start-game", type: "button", "data-testid": "start-game", hidden: true,
+    onclick: () => { if (socket.send({ type: "start" })) { startBtn.disabled = true; } } });
   const playersBox = h("ul", { class: "players" });
   const speedSel = h("select", { "data-testid": "speed", class: "select", onchange: () => setSpeed(speedSel.value) });
   const speedLabel = h("label", { class: "field-inline" });
@@ -82,7 +84,7 @@ export function mountGame(root, app, gameId) {
   const panel = h("aside", { class: "panel" },
     h("div", { class: "panel-bar" }, homeBtn, h("div", { class: "spacer" }), inviteBtn, replayLink, download),
     inviteCard,
-    h("div", { class: "card play-card" }, h("div", { class: "turn-wrap" }, turnCard, timerBar), h("div", { class: "die-row" }, dieBtn, hint), roleLine, playersBox),
+    h("div", { class: "card play-card" }, h("div", { class: "turn-wrap" }, turnCard, timerBar), h("div", { class: "die-row" }, dieBtn, hint), startBtn, roleLine, playersBox),
     chatCard,
     h("div", { class: "card log-card" }, h("div", { class: "card-head" }, logTitle, speedLabel), logList),
     h("div", { class: "card" }, rulesTitle, rulesBox),
@@ -343,6 +345,7 @@ export function mountGame(root, app, gameId) {
     if (!snap) return "waiting";
     if (running || queue.length || pending) return "waiting";
     if (snap.phase === "over") return "over";
+    if (snap.started === false) return "waiting";  // the host is still gathering players
     if (!controls(snap.state.turn)) return "waiting";
     return snap.phase === "roll" ? "ready" : "move";
   }
@@ -364,7 +367,12 @@ export function mountGame(root, app, gameId) {
       const seat = seatOf(colour);
       let text = "";
       let kind = state;
-      if (state === "ready") text = seat?.autopilot ? t("hint.autopilot-you") : t("hint.roll");
+      const gathering = snap.started === false && snap.phase !== "over";
+      startBtn.hidden = !(gathering && myRole() === "host");
+      if (!gathering) startBtn.disabled = false;
+      startBtn.textContent = t("game.start");
+      if (gathering) { text = myRole() === "host" ? t("hint.start-when-ready") : t("hint.not-started"); kind = "open"; }
+      else if (state === "ready") text = seat?.autopilot ? t("hint.autopilot-you") : t("hint.roll");
       else if (state === "move") text = t("hint.move", { value: snap.roll });
       else if (state === "over") text = t("hint.over");
       else if (colour && seat && snap.phase !== "over" && !controls(colour)) {
