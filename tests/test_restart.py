@@ -99,3 +99,44 @@ def test_sigkill_with_a_roll_pending_and_during_bot_play(tmp_path: Path, servers
             assert canonical_state(state) == last["state"]
     listed = third.api("/api/games")["games"]
     assert [game["id"] for game in listed] == [game_id]
+
+
+def test_sigkill_keeps_rooms_seats_and_tokens(tmp_path: Path, servers: list[Server]) -> None:
+    """A network server (tokens required) killed with SIGKILL: seats, names and tokens,
+    the started flag, chat and the game all come back; the guest's token still works."""
+    first = Server(tmp_path, network=True)
+    servers.append(first)
+    created = first.api("/api/games", {"players": ["red", "blue"],
+                                       "seats": {"red": {"kind": "human"}, "blue": {"kind": "open"}}})
+    game_id, host_token = created["id"], created["host_token"]
+    with first.socket(game_id) as guest, first.socket(game_id) as host:
+        next_game(guest)
+        next_game(host)
+        guest.send(json.dumps({"type": "join", "colour": "blue", "name": "Minh"}))
+        host.send(json.dumps({"type": "hello", "token": host_token}))
+        token = None
+        while token is None:
+            message = json.loads(guest.recv(timeout=10))
+            token = message.get("token") if message["type"] == "joined" else None
+        host.send(json.dumps({"type": "start"}))
+        host.send(json.dumps({"type": "roll"}))
+        guest.send(json.dumps({"type": "chat", "text": "xin chào"}))
+        before = first.api(f"/api/games/{game_id}")["game"]
+        while before["actions"] == 0 and before["phase"] != "move" or not before["chat"]:
+            before = first.api(f"/api/games/{game_id}")["game"]
+        first.kill()
+
+    second = Server(tmp_path, network=True)
+    servers.append(second)
+    after = second.api(f"/api/games/{game_id}")["game"]
+    assert after["started"] is True and after["seats"]["blue"]["name"] == "Minh"
+    assert {k: after[k] for k in ("state", "phase", "roll", "actions")} == \
+        {k: before[k] for k in ("state", "phase", "roll", "actions")}
+    assert [line["text"] for line in after["chat"]] == ["xin chào"]
+    with second.socket(game_id) as guest:
+        next_game(guest)
+        guest.send(json.dumps({"type": "hello", "token": token}))
+        welcome = json.loads(guest.recv(timeout=10))
+        while welcome["type"] != "welcome":
+            welcome = json.loads(guest.recv(timeout=10))
+        assert welcome["role"] == "player" and welcome["colours"] == ["blue"]

@@ -51,6 +51,13 @@ def expect(socket: Any, kind: str) -> dict[str, Any]:
         assert message["type"] in ("update", "snapshot", "chat", "react"), message
 
 
+def latest(socket: Any) -> dict[str, Any]:
+    """The game as it is now: everything queued for this socket is read up to a fresh snapshot."""
+    socket.send_json({"type": "sync"})
+    game: dict[str, Any] = expect(socket, "snapshot")["game"]
+    return game
+
+
 def error(socket: Any, message: dict[str, Any]) -> str:
     socket.send_json(message)
     code: str = expect(socket, "error")["code"]
@@ -108,12 +115,28 @@ def test_seats_belong_to_their_tokens(client: TestClient) -> None:
                     break
         assert game["state"]["turn"] == "blue"
         assert error(host, {"type": "roll"}) == "not-your-seat"  # the host cannot roll for a player
-        guest.send_json({"type": "roll"})
-        rolled = expect(guest, "update")["game"]
-        assert rolled["actions"] >= game["actions"]
-        # roll twice: refused while a move is awaited
-        if rolled["phase"] == "move" and rolled["state"]["turn"] == "blue":
-            assert error(guest, {"type": "roll"}) == "wrong-phase"
+        # play on until the guest has rolled a die it must move with
+        game = latest(guest)
+        for _ in range(300):
+            mover = guest if game["state"]["turn"] == "blue" else host
+            if game["phase"] == "move" and game["state"]["turn"] == "blue":
+                break
+            if game["phase"] == "roll":
+                mover.send_json({"type": "roll"})
+            else:
+                mover.send_json({"type": "move", "plane": game["moves"][0]["plane"]})
+            latest(host)
+            game = latest(guest)
+        assert game["phase"] == "move" and game["state"]["turn"] == "blue"
+        # roll twice: refused while a move is awaited; then an old message sent again
+        assert error(guest, {"type": "roll"}) == "wrong-phase"
+        old = {"type": "move", "plane": game["moves"][0]["plane"]}
+        guest.send_json(old)
+        moved = expect(guest, "update")["game"]
+        assert moved["actions"] == game["actions"] + 1
+        assert error(guest, old) in ("wrong-phase", "not-your-seat", "illegal-move")
+        guest.send_json({"type": "sync"})
+        assert expect(guest, "snapshot")["game"]["actions"] == moved["actions"]
         # chat and reactions reach everyone, names as data
         guest.send_json({"type": "chat", "text": "<script>alert(1)</script> good luck"})
         said = expect(stranger, "chat")
