@@ -3,12 +3,11 @@ features the same whether the trainer computes them on a batch or the bot on one
 
 from __future__ import annotations
 
-import random
 
 import numpy as np
 import pytest
 
-from flyingchess import PRESETS, Rules, apply, legal_moves, new_game, roll, setup_position
+from flyingchess import PRESETS, Rules, setup_position
 from flyingchess.bots import BOTS, make_bot
 from flyingchess.bots.learned import (FEATURES, LearnedBot, batch_features, batch_winner, feature_tables,
                                       features, scores)
@@ -20,24 +19,8 @@ def test_registered_above_heuristic() -> None:
     assert isinstance(make_bot("learned"), LearnedBot)
 
 
-@pytest.mark.parametrize("preset", list(PRESETS))
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_plays_legal_moves_to_the_end_and_passes_with_none(preset: str, players: int) -> None:
-    rng = random.Random(3)
-    bot = LearnedBot()
-    state = new_game(players, Rules.preset(preset))
-    passes = 0
-    while not state.over:
-        state, _ = roll(state, rng.randint(1, 6))
-        plane = bot.choose(state)
-        moves = legal_moves(state)
-        if moves:
-            assert plane in moves
-        else:
-            assert plane is None
-            passes += 1
-        state, _ = apply(state, plane)
-    assert passes > 0
+# Whole games with only legal moves, in every preset with 2, 3 and 4 players: test_bots.py
+# runs every registered bot, this one included.
 
 
 def test_deterministic_whatever_the_seed() -> None:

@@ -18,7 +18,7 @@ from typing import Any, Callable, NoReturn, Sequence, TextIO
 from . import __version__
 from .bots import BOTS, bot_names, make_bot
 from .events import Event
-from .game import GameSetupError, State, apply, new_game, random_playout, roll
+from .game import GameSetupError, apply, new_game, random_playout, roll
 from .record import ActionError, Record, RecordError, canonical_state, loads_record
 from .rules import PRESETS, Rules, RulesError
 

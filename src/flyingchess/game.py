@@ -422,7 +422,6 @@ def play(state: State, value: int, plane: int | None) -> tuple[State, list[Event
 
 def _apply(state: State, roll_value: int, plane: int | None, table: MoveTable,
            events: list[Event] | None) -> State:
-    rules = state.rules
     turn = state.turn
     colour = state.players[turn]
     planes = state.planes
