@@ -301,3 +301,12 @@ def test_rate_limit_refills_over_time() -> None:
     assert limit.allow(0.0) and limit.allow(0.0) and not limit.allow(0.0)
     assert limit.allow(0.1) and not limit.allow(0.1)
     assert not limit.flooding
+
+
+def test_meta_says_local_and_the_invite_address(tmp_path: Path) -> None:
+    store = Store(tmp_path / "lan.sqlite3")
+    app = create_app(store, local=False, invite_base="http://192.0.2.7:8000")
+    with TestClient(app) as lan:
+        meta = lan.get("/api/meta").json()
+        assert meta["local"] is False and meta["invite_base"] == "http://192.0.2.7:8000"
+    store.close()

@@ -81,12 +81,15 @@ Handler = Callable[[Request], Awaitable[Response]]
 
 def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.Random,
                message_rate: tuple[float, float] = (RATE_PER_SECOND, RATE_BURST),
-               local: bool = True, grace_seconds: float = GRACE_SECONDS) -> Starlette:
+               local: bool = True, grace_seconds: float = GRACE_SECONDS,
+               invite_base: str | None = None) -> Starlette:
     """The app over one store. Tests pass a seeded `dice_factory` (players get fresh dice)
     and may raise `message_rate` (per second, burst) to script games at full speed.
 
     `local`: the server listens on loopback only, so every page is the host's own. On a
-    network (`serve`, `play --lan`) a page proves its seat with a token (hello)."""
+    network (`serve`, `play --lan`) a page proves its seat with a token (hello).
+    `invite_base`: the address other devices reach this server at (for invite links made
+    on a page that was opened through 127.0.0.1)."""
     rooms = Rooms(store, dice_factory, grace_seconds)
     meta = _meta()
 
@@ -103,7 +106,7 @@ def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.
         return FileResponse(WEB / "index.html", headers={"Cache-Control": "no-cache"})
 
     async def get_meta(request: Request) -> Response:
-        return JSONResponse({**meta, "local": local})
+        return JSONResponse({**meta, "local": local, "invite_base": invite_base})
 
     async def list_games(request: Request) -> Response:
         games = []
@@ -158,6 +161,8 @@ def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.
     async def invite_qr(request: Request) -> Response:
         room = rooms.get(request.path_params["game_id"])
         base = str(request.base_url).rstrip("/")
+        if invite_base and request.url.hostname in ("127.0.0.1", "localhost", "::1"):
+            base = invite_base
         try:
             import segno
         except ImportError:

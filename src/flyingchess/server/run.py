@@ -21,12 +21,19 @@ def default_data_dir() -> Path:
 
 
 def lan_addresses() -> list[str]:
-    """This machine's own IPv4 addresses other than loopback (asks the resolver, sends nothing)."""
+    """This machine's own IPv4 addresses other than loopback, from its network interfaces
+    (psutil) or, without psutil, the resolver. Nothing is sent on the network."""
+    found: set[str] = set()
     try:
-        infos = socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)
-    except OSError:
-        return []
-    return sorted({str(info[4][0]) for info in infos if not str(info[4][0]).startswith("127.")})
+        import psutil
+        for addresses in psutil.net_if_addrs().values():
+            found |= {a.address for a in addresses if a.family == socket.AF_INET}
+    except ImportError:
+        try:
+            found = {str(info[4][0]) for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)}
+        except OSError:
+            return []
+    return sorted(address for address in found if not address.startswith(("127.", "169.254.")))
 
 
 def serve(host: str, port: int, data: Path | None, open_browser: bool, network: bool = False) -> int:
@@ -50,11 +57,14 @@ def serve(host: str, port: int, data: Path | None, open_browser: bool, network: 
     address = f"http://{shown}:{bound}/"
     print(f"flyingchess is running at {address}  (games are saved in {folder}; Ctrl+C stops)",
           flush=True)
+    invite_base = None
     if host in ("0.0.0.0", "::"):
-        for lan in lan_addresses():
+        lans = lan_addresses()
+        for lan in lans:
             print(f"  on your network: http://{lan}:{bound}/", flush=True)
+        invite_base = f"http://{lans[0]}:{bound}" if lans else None
     local = host in ("127.0.0.1", "localhost", "::1") and not network
-    config = uvicorn.Config(create_app(store, local=local), log_level=os.environ.get("FLYINGCHESS_LOG", "warning"),
+    config = uvicorn.Config(create_app(store, local=local, invite_base=invite_base), log_level=os.environ.get("FLYINGCHESS_LOG", "warning"),
                             ws="websockets-sansio", ws_per_message_deflate=False)
     # (compressing each update once per connection costs more CPU than it saves on a LAN)
     server = uvicorn.Server(config)

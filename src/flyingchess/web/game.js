@@ -484,7 +484,10 @@ export function mountGame(root, app, gameId) {
 
   // ------------------------------------------------------------ invite
   function inviteUrl() {
-    return `${location.origin}/#/join/${encodeURIComponent(gameId)}`;
+    // opened through 127.0.0.1 on a LAN server: invite with the address phones can reach
+    const loopback = /^(localhost|127\.|\[?::1\]?$)/.test(location.hostname);
+    const base = loopback && app.meta && app.meta.invite_base ? app.meta.invite_base : location.origin;
+    return `${base}/#/join/${encodeURIComponent(gameId)}`;
   }
 
   let inviteBuilt = false;
@@ -523,7 +526,7 @@ export function mountGame(root, app, gameId) {
       h("div", { class: "invite-body" },
         h("div", { class: "invite-text" },
           h("p", { class: "muted invite-help" }, open.length ? t("invite.help") : t("invite.help-full")),
-          local127 && myRole() === "host" ? h("p", { class: "invite-warn" }, t("invite.loopback")) : null),
+          local127 && !(app.meta && app.meta.invite_base) && myRole() === "host" ? h("p", { class: "invite-warn" }, t("invite.loopback")) : null),
         inviteQr),
       h("div", { class: "invite-url" }, inviteLink, copy));
   }
