@@ -5,8 +5,8 @@
 Starts `flyingchess serve --host 127.0.0.1` on a free port with a throw-away data folder,
 creates the rooms (four open seats each), and connects four clients per room; each
 client joins its seat and rolls or moves (its first legal plane) as soon as it is its
-turn (after --pace seconds on average, give or take half: 0.35 is the app's "fast" bot
-pace, 0.9 "normal"), so games
+turn (after --pace seconds on average, give or take half; the app's bots wait 0.25 s at
+"fast" and 0.6 s at "normal"), so games
 run at bot speed. It stops by itself after --seconds (or when every game
 is over) and reports rooms, clients, messages per second, the latency from a client's
 request to the update it causes (percentiles), whether any update was lost or arrived

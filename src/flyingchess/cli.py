@@ -167,6 +167,8 @@ def _print_events(events: Sequence[Event], paint: Callable[[str, str], str], ver
 
 
 def command_bench(args: argparse.Namespace) -> int:
+    if args.games < 1:
+        raise CommandError("--games must be at least 1")
     rules = _parse_rules(args.rules)
     try:
         start = new_game(args.players, rules)

@@ -143,6 +143,8 @@ def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.
             if summary["over"]:
                 continue
             open_seats = [c for c, seat in summary["seats"].items() if seat.get("kind") == "open"]
+            if not open_seats and not any(seat.get("kind") == "player" for seat in summary["seats"].values()):
+                continue  # a game played on one device is not a room others join or watch
             loaded = rooms.rooms.get(summary["id"])
             try:
                 rules_name = Rules.from_json(summary["rules"]).preset_name()

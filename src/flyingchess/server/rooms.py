@@ -27,7 +27,7 @@ from ..rules import Rules
 from .protocol import ProtocolError, parse_seats
 from .store import Store, StoredGame
 
-BOT_DELAY: Final = {"slow": 1.6, "normal": 0.9, "fast": 0.35, "instant": 0.0}
+BOT_DELAY: Final = {"slow": 1.2, "normal": 0.6, "fast": 0.25, "instant": 0.0}
 """Seconds a bot waits before each roll, by the room's speed."""
 GRACE_SECONDS: Final = 30.0
 """How long a seat whose player left waits before the autopilot plays it."""

@@ -122,7 +122,7 @@ export function mountHome(root, app) {
     const id = encodeURIComponent(g.id);
     const players = h("div", { class: "game-players" }, ...g.players.map((c) => {
       const place = (g.ranking || []).indexOf(c);
-      return h("span", { class: `seat-pill ${g.winner === c ? "winner" : ""}`, style: `--c:${PALETTE[c].main};--c-light:${PALETTE[c].light}`, title: `${t(`colour.${c}`)} · ${seatLabel(g.seats?.[c])}` },
+      return h("span", { class: `seat-pill ${g.winner === c ? "pill-winner" : ""}`, style: `--c:${PALETTE[c].main};--c-light:${PALETTE[c].light}`, title: `${t(`colour.${c}`)} · ${seatLabel(g.seats?.[c])}` },
         colourIcon(c, 14), h("span", {}, seatLabel(g.seats?.[c])), place >= 0 && g.over ? h("span", { class: "pill-medal" }, medal(place + 1)) : null);
     }));
     const meta = h("div", { class: "game-meta" },

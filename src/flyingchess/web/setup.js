@@ -9,7 +9,8 @@ const DEFAULT_COLOURS = { 2: ["red", "blue"], 3: ["red", "yellow", "blue"], 4: [
 export function mountSetup(root, app) {
   const meta = app.meta;
   const bots = meta.bots || [];
-  const bestBot = bots.length ? bots.reduce((a, b) => (b.level > a.level ? b : a)) : null;
+  // New seats get the "sensible" heuristic bot (kind to newcomers); the strongest otherwise.
+  const bestBot = bots.find((b) => b.name === "heuristic") || (bots.length ? bots.reduce((a, b) => (b.level > a.level ? b : a)) : null);
   const presetNames = Object.keys(meta.presets || {});
   const firstPreset = presetNames.includes("classic") ? "classic" : presetNames[0];
   let destroyed = false;
