@@ -28,7 +28,10 @@ function buildHeader() {
   const select = h("select", { class: "select lang-select", "data-testid": "lang-select", "aria-label": "Language" },
     ...LANGS.map((l) => h("option", { value: l.code }, l.label)));
   select.value = lang();
-  select.addEventListener("change", () => setLang(select.value));
+  select.addEventListener("change", () => {
+    document.getElementById("toasts")?.replaceChildren();  // a toast in the old language goes
+    setLang(select.value);
+  });
   const brand = h("a", { class: "brand", href: "#/" }, logoSvg(34), h("span", { class: "brand-name" }));
   const header = h("header", { class: "top" }, brand, h("div", { class: "spacer" }),
     h("label", { class: "lang" }, h("span", { class: "lang-globe", "aria-hidden": "true" }, globeSvg(18)), select));

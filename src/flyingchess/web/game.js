@@ -30,6 +30,8 @@ export function mountGame(root, app, gameId) {
   let connected = false;
   // who this page is: the server's welcome, else what a fresh connection is by default
   const local = looksLocal(app.meta);
+  // a phone or tablet: the hints speak of tapping, not of keys
+  const touch = window.matchMedia && window.matchMedia("(pointer: coarse)").matches;
   let role = null;          // "host" | "player" | "spectator" from the last welcome
   let myColours = [];
   let learnedSpectator = false;
@@ -372,8 +374,8 @@ export function mountGame(root, app, gameId) {
       if (!gathering) startBtn.disabled = false;
       startBtn.textContent = t("game.start");
       if (gathering) { text = myRole() === "host" ? t("hint.start-when-ready") : t("hint.not-started"); kind = "open"; }
-      else if (state === "ready") text = seat?.autopilot ? t("hint.autopilot-you") : t("hint.roll");
-      else if (state === "move") text = t("hint.move", { value: snap.roll });
+      else if (state === "ready") text = seat?.autopilot ? t("hint.autopilot-you") : t(touch ? "hint.roll-touch" : "hint.roll");
+      else if (state === "move") text = t(touch ? "hint.move-touch" : "hint.move", { value: snap.roll });
       else if (state === "over") text = t("hint.over");
       else if (colour && seat && snap.phase !== "over" && !controls(colour)) {
         kind = "other";
@@ -499,7 +501,7 @@ export function mountGame(root, app, gameId) {
     const open = openSeats();
     const over = snap && snap.phase === "over";
     const show = !!snap && !over && (open.length > 0 || inviteOpen);
-    inviteBtn.hidden = !snap || over || open.length > 0;
+    inviteBtn.hidden = !snap || over || open.length > 0 || myRole() === "spectator";
     inviteBtn.setAttribute("aria-expanded", String(show));
     inviteCard.hidden = !show;
     if (!show && !relabelOnly) return;

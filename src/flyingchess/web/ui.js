@@ -82,11 +82,14 @@ export function planeIcon(colour, size = 18) {
     s("path", { d: PLANE_PATH, fill: p.main, stroke: p.dark, "stroke-width": 0.05, "stroke-linejoin": "round", transform: "rotate(45)" }));
 }
 
+let logoCount = 0;
+
 export function logoSvg(size = 40) {
   const q = (c, d) => s("path", { d, fill: PALETTE[c].main });
+  const clip = `logo-clip-${++logoCount}`;  // ids must be unique in the page
   return s("svg", { class: "logo", width: size, height: size, viewBox: "0 0 48 48", "aria-hidden": "true" },
-    s("defs", {}, s("clipPath", { id: "logo-clip" }, s("rect", { x: 2, y: 2, width: 44, height: 44, rx: 12 }))),
-    s("g", { "clip-path": "url(#logo-clip)" },
+    s("defs", {}, s("clipPath", { id: clip }, s("rect", { x: 2, y: 2, width: 44, height: 44, rx: 12 }))),
+    s("g", { "clip-path": `url(#${clip})` },
       q("red", "M0 0H24V24H0Z"), q("yellow", "M24 0H48V24H24Z"), q("blue", "M24 24H48V48H24Z"), q("green", "M0 24H24V48H0Z")),
     s("rect", { x: 2, y: 2, width: 44, height: 44, rx: 12, fill: "none", stroke: "rgba(0,0,0,.18)", "stroke-width": 1.5 }),
     s("circle", { cx: 24, cy: 24, r: 15, fill: "#fff", opacity: 0.95 }),
