@@ -649,6 +649,9 @@ export function mountGame(root, app, gameId) {
     renderRole();
     renderInvite();
     relabelChat();
+    // chat is for several devices: a game played on this one device alone has no one to read it
+    const shared = !local || Object.values(snap.seats || {}).some((seat) => seat.kind === "player" || seat.kind === "open");
+    chatCard.hidden = !shared;
     updateClock();
     rulesBox.replaceChildren(rulesSummary(snap.rules, snap.rules_name));
     speedSel.value = speed;
