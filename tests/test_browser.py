@@ -108,7 +108,7 @@ def human_step(tab: Page) -> str:
     if state == "ready":
         die.click()
     elif state == "move":
-        tab.page.locator("[data-legal=true]").first.click()
+        tab.page.locator("[data-legal=true]").last.click()  # the topmost of planes sharing a cell
     return str(state)
 
 
@@ -193,7 +193,7 @@ def test_keyboard_plays_and_phone_layout(browser: Any, server: Server) -> None:
         if die.get_attribute("data-state") == "ready":
             tab.page.keyboard.press("Space")
         else:
-            plane = tab.page.locator("[data-legal=true]").first.get_attribute("data-testid")
+            plane = tab.page.locator("[data-legal=true]").last.get_attribute("data-testid")
             tab.page.keyboard.press(str(int(plane.rsplit("-", 1)[1]) + 1))
         # every roll and every move adds lines to the log
         tab.page.wait_for_function(f"{log_length} > {before}")
@@ -287,7 +287,7 @@ def test_two_devices_share_a_room_with_invite_join_chat_and_reload(browser: Any,
                         "document.body.dataset.animating !== 'true'"):
                     tab.testid("die").click()
                 elif turn == mine and state == "move":
-                    tab.page.locator("[data-legal=true]").first.click()
+                    tab.page.locator("[data-legal=true]").last.click()  # the topmost of planes sharing a cell
                 elif turn != mine:
                     assert state != "ready"
             host.page.wait_for_timeout(250)
