@@ -9,15 +9,13 @@ for it by the same evaluation (max-n). The leaves are valued by bots/evaluation.
 from __future__ import annotations
 
 from ..game import State, apply_unchecked, legal_moves, moves_unchecked, play_unchecked
-from .evaluation import Evaluator, default_evaluator
+from .greedy import GreedyBot
 
 FACES = (1, 2, 3, 4, 5, 6)
 
 
-class ExpectimaxBot:
-    def __init__(self, seed: int | None = None, evaluator: Evaluator | None = None) -> None:
-        del seed  # deterministic: nothing to seed
-        self.evaluator = evaluator or default_evaluator()
+class ExpectimaxBot(GreedyBot):
+    """The greedy bot's evaluation, one chance layer deeper."""
 
     def choose(self, state: State) -> int | None:
         moves = legal_moves(state)
