@@ -281,14 +281,16 @@ def test_two_devices_share_a_room_with_invite_join_chat_and_reload(browser: Any,
             if server.api(f"/api/games/{game_id}")["game"]["actions"] >= 4:
                 break
             for tab, mine in ((host, "red"), (guest, "blue")):
-                turn = tab.testid("turn").get_attribute("data-colour")
-                state = tab.testid("die").get_attribute("data-state")
-                if turn == mine and state == "ready" and tab.page.evaluate(
-                        "document.body.dataset.animating !== 'true'"):
+                # turn and die read together, so an update cannot fall between the two reads
+                turn, state, busy = tab.page.evaluate(
+                    "[document.querySelector('[data-testid=turn]').dataset.colour,"
+                    " document.querySelector('[data-testid=die]').dataset.state,"
+                    " document.body.dataset.animating === 'true']")
+                if turn == mine and state == "ready" and not busy:
                     tab.testid("die").click()
                 elif turn == mine and state == "move":
                     tab.page.locator("[data-legal=true]").last.click()  # the topmost of planes sharing a cell
-                elif turn != mine:
+                elif turn != mine and not busy:
                     assert state != "ready"
             host.page.wait_for_timeout(250)
         assert server.api(f"/api/games/{game_id}")["game"]["actions"] >= 4  # both pages played
