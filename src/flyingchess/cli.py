@@ -78,8 +78,7 @@ def _die_value(text: str) -> int:
 
 def command_choose(args: argparse.Namespace) -> int:
     value = _die_value(args.roll)
-    if args.bot not in BOTS:
-        raise CommandError(f"unknown bot {args.bot!r} (known: {', '.join(bot_names())})")
+    _check_bots([args.bot])
     record = _read_record(args.record)
     try:
         state = record.final_state()
@@ -114,9 +113,7 @@ ANSI = {"red": "\033[31m", "yellow": "\033[33m", "blue": "\033[34m", "green": "\
 def command_demo(args: argparse.Namespace) -> int:
     rules = _parse_rules(args.rules)
     bots = [name.strip() for name in args.bots.split(",")]
-    for name in bots:
-        if name not in BOTS:
-            raise CommandError(f"unknown bot {name!r} (known: {', '.join(bot_names())})")
+    _check_bots(bots)
     try:
         state = new_game(_players(args.players, len(bots) if len(bots) > 1 else 4), rules)
     except GameSetupError as error:
