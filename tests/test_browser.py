@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -73,8 +74,18 @@ class Page:
         SHOTS.mkdir(exist_ok=True)
         self.page.screenshot(path=str(SHOTS / f"{name}.png"))
 
+    def wait_for(self, expression: str, arg: Any = None, timeout: float = 15_000) -> None:
+        """Poll an expression until it is truthy. (Playwright's own wait_for_function
+        evaluates its predicate with eval inside the page, which the page's
+        Content-Security-Policy rightly forbids; evaluate() goes through DevTools.)"""
+        deadline = time.monotonic() + timeout / 1000
+        while not self.page.evaluate(expression, arg):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {expression}")
+            self.page.wait_for_timeout(40)
+
     def idle(self) -> None:
-        self.page.wait_for_function("document.body.dataset.animating !== 'true'")
+        self.wait_for("document.body.dataset.animating !== 'true'")
 
     def close(self) -> None:
         self.context.close()
@@ -101,7 +112,7 @@ def set_up_game(tab: Page, seats: dict[str, str], speed: str = "instant") -> Non
 def human_step(tab: Page) -> str:
     """Roll or move once for a human seat; returns the die state seen."""
     die = tab.testid("die")
-    tab.page.wait_for_function(
+    tab.wait_for(
         "['ready', 'move', 'over'].includes(document.querySelector('[data-testid=die]').dataset.state)"
         " && document.body.dataset.animating !== 'true'", timeout=30_000)
     state = die.get_attribute("data-state")
@@ -169,7 +180,7 @@ def test_languages_switch_and_are_remembered(browser: Any, server: Server) -> No
     english = tab.testid("new-game").inner_text()
     for language in ("zh", "vi"):
         tab.testid("lang-select").select_option(language)
-        tab.page.wait_for_function(
+        tab.wait_for(
             "text => document.querySelector('[data-testid=new-game]').innerText !== text", arg=english)
         translated = tab.testid("new-game").inner_text()
         tab.page.reload()
@@ -186,7 +197,7 @@ def test_keyboard_plays_and_phone_layout(browser: Any, server: Server) -> None:
     die = tab.testid("die")
     log_length = "document.querySelectorAll('[data-testid=log] > *').length"
     for _ in range(12):
-        tab.page.wait_for_function(
+        tab.wait_for(
             "['ready', 'move'].includes(document.querySelector('[data-testid=die]').dataset.state)"
             " && document.body.dataset.animating !== 'true'")
         before = tab.page.evaluate(log_length)
@@ -196,7 +207,7 @@ def test_keyboard_plays_and_phone_layout(browser: Any, server: Server) -> None:
             plane = tab.page.locator("[data-legal=true]").last.get_attribute("data-testid")
             tab.page.keyboard.press(str(int(plane.rsplit("-", 1)[1]) + 1))
         # every roll and every move adds lines to the log
-        tab.page.wait_for_function(f"{log_length} > {before}")
+        tab.wait_for(f"{log_length} > {before}")
     box = tab.testid("board").bounding_box()
     assert box["width"] <= 390 and box["width"] > 300
     tab.shot("phone")
@@ -244,7 +255,7 @@ def test_rematch_starts_a_fresh_game_with_the_same_seats(browser: Any, server: S
     tab.testid("end-screen").wait_for(timeout=120_000)
     first = tab.page.url
     tab.testid("rematch").click()
-    tab.page.wait_for_function(f"location.href !== {first!r}")
+    tab.wait_for(f"location.href !== {first!r}")
     tab.page.wait_for_selector("body[data-screen=game]")
     assert tab.page.locator("[data-testid=end-screen]").count() == 0 or not tab.testid("end-screen").is_visible()
     tab.close()
@@ -268,13 +279,13 @@ def test_two_devices_share_a_room_with_invite_join_chat_and_reload(browser: Any,
         guest.testid("join-seat-blue").click()
         guest.testid("join-submit").click()
         guest.page.wait_for_selector("body[data-screen=game]")
-        host.page.wait_for_function(
+        host.wait_for(
             "document.querySelector('[data-testid=player-blue]')?.dataset.connected === 'true'")
         assert '<b onclick="x()">Ann</b>' in host.testid("player-blue").inner_text()
         # the host gathered the players: now the game starts
         assert host.testid("die").get_attribute("data-state") == "waiting"
         host.testid("start-game").click()
-        host.page.wait_for_function("document.querySelector('[data-testid=start-game]').hidden")
+        host.wait_for("document.querySelector('[data-testid=start-game]').hidden")
         # each plays only its own seat: a few turns from both pages
         game_id = link.rsplit("/", 1)[1]
         for _ in range(240):
@@ -296,11 +307,11 @@ def test_two_devices_share_a_room_with_invite_join_chat_and_reload(browser: Any,
         assert server.api(f"/api/games/{game_id}")["game"]["actions"] >= 4  # both pages played
         guest.testid("chat-input").fill("<i>good luck</i>")
         guest.testid("chat-send").click()
-        host.page.wait_for_function(
+        host.wait_for(
             "[...document.querySelectorAll('[data-testid=chat-message]')].some(m => m.innerText.includes('<i>good luck</i>'))")
         guest.page.reload()
         guest.page.wait_for_selector("body[data-screen=game]")
-        guest.page.wait_for_function("document.querySelector('[data-testid=role]')?.dataset.role === 'player'")
+        guest.wait_for("document.querySelector('[data-testid=role]')?.dataset.role === 'player'")
         guest.shot("guest")
         guest.close()
         host.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -173,7 +174,7 @@ def test_demo_plays_a_whole_game_and_saves_a_replayable_record(tmp_path: Path) -
 def test_demo_rejects_bad_rules_and_bots() -> None:
     assert_one_line_error(run("demo", "--rules", "fast"), "--rules")
     assert_one_line_error(run("demo", "--bots", "heuristic,nobody"), "unknown bot")
-    assert_one_line_error(run("demo", "--players", "red,red"), "players")
+    assert_one_line_error(run("demo", "--players", "red,red"), "--players: ")
 
 
 def test_bench_prints_figures_as_json() -> None:
@@ -208,3 +209,152 @@ def test_play_reports_a_database_that_cannot_be_opened(tmp_path: Path) -> None:
     blocked.write_text("x")
     assert_one_line_error(run("play", "--no-browser", "--data", str(blocked)), "flyingchess: cannot open")
     assert_one_line_error(run("play", "--port", "70000"), "--port 70000")
+
+
+# The runner below calls the same `main` as `python -m flyingchess`, but with the simulator's
+# `run_games` replaced by one that stops the process, so a test can tell that an argument
+# was refused before any game started; `missing` hides installed modules (sys.modules[name]
+# = None makes both `import name` and `find_spec(name)` behave as if it were not installed).
+GUARDED = """
+import sys
+for name in sys.argv[1].split(","):
+    if name:
+        sys.modules[name] = None
+import flyingchess.sim
+
+def run_games(*args, **kwargs):
+    raise SystemExit("the games started before the arguments were checked")
+
+flyingchess.sim.run_games = run_games
+from flyingchess.cli import main
+raise SystemExit(main(sys.argv[2:]))
+"""
+
+
+def run_guarded(*args: str, missing: tuple[str, ...] = (), stdin: str | None = None
+                ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", GUARDED, ",".join(missing), *args], input=stdin,
+                          capture_output=True, text=True, timeout=120)
+
+
+def assert_refused(result: subprocess.CompletedProcess[str], prefix: str) -> None:
+    """One line naming the option, nothing on stdout (so nothing was played)."""
+    assert_one_line_error(result, prefix)
+    assert "Traceback" not in result.stdout
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize("delay", ["-1", "-0.5", "nan", "inf"])
+def test_demo_refuses_a_delay_that_is_not_zero_or_more_seconds(delay: str) -> None:
+    assert_refused(run("demo", "--delay", delay), "--delay must be")
+
+
+def test_demo_save_is_checked_before_the_game_is_played(tmp_path: Path) -> None:
+    missing = tmp_path / "some" / "missing" / "folder" / "game.json"
+    result = run("demo", "--save", str(missing))
+    assert_refused(result, "--save: ")
+    assert "does not exist" in result.stderr
+    assert not (tmp_path / "some").exists()
+    assert_refused(run("demo", "--save", str(tmp_path)), "--save: ")  # a folder, not a file
+    assert list(tmp_path.iterdir()) == []
+    # the check leaves no file behind when a later check fails ...
+    fresh = tmp_path / "fresh.json"
+    assert_refused(run("demo", "--save", str(fresh), "--players", "red,red"), "--players: ")
+    assert not fresh.exists()
+    # ... and does not touch a file that is already there
+    kept = tmp_path / "kept.json"
+    kept.write_text("an earlier game\n")
+    assert_refused(run("demo", "--save", str(kept), "--players", "red,red"), "--players: ")
+    assert kept.read_text() == "an earlier game\n"
+
+
+@pytest.mark.parametrize("args, prefix", [
+    (("--bots", "random,random,random,random,random"), "--bots: "),
+    (("--bots", "heuristic,"), "--bots: "),
+    (("--bots", ","), "--bots: "),
+    (("--players", "junk"), "--players: "),
+    (("--players", "red,,blue"), "--players: "),
+])
+def test_demo_errors_name_the_option(args: tuple[str, ...], prefix: str) -> None:
+    assert_refused(run("demo", *args), prefix)
+
+
+@pytest.mark.parametrize("games", ["0", "-3"])
+def test_tournament_refuses_fewer_than_one_game_a_pair(games: str) -> None:
+    result = run_guarded("tournament", "--bots", "random,heuristic", "--games", games)
+    assert_refused(result, "--games must be at least 1")
+
+
+@pytest.mark.parametrize("bots, twice", [
+    ("heuristic,heuristic", "heuristic"),
+    ("random,heuristic, random", "random"),
+])
+def test_tournament_refuses_a_bot_named_twice(bots: str, twice: str) -> None:
+    result = run_guarded("tournament", "--bots", bots)
+    assert_refused(result, "--bots: ")
+    assert f"{twice!r} is named twice" in result.stderr
+
+
+def test_tournament_refuses_an_empty_bot_list() -> None:
+    # `--bots ""` used to mean every bot, silently
+    assert_refused(run_guarded("tournament", "--bots", ""), "--bots: ")
+
+
+@pytest.mark.parametrize("command", [["simulate", "--bots", "random,random"],
+                                     ["tournament", "--bots", "random,heuristic"]])
+@pytest.mark.parametrize("jobs", ["0", "-1"])
+def test_jobs_must_be_at_least_one(command: list[str], jobs: str) -> None:
+    result = run_guarded(*command, "--jobs", jobs)
+    assert_refused(result, "--jobs must be at least 1")
+
+
+def test_simulate_without_jobs_uses_every_core() -> None:
+    result = run("simulate", "--bots", "random,random", "--games", "4")
+    assert result.returncode == 0, result.stderr
+    cores = os.cpu_count() or 1
+    assert f"on {cores} process" in " ".join(result.stdout.split())
+    assert "all cores" in run("simulate", "--help").stdout
+    assert "all cores" in run("tournament", "--help").stdout
+
+
+def test_tournament_refuses_a_negative_bootstrap_and_allows_none() -> None:
+    result = run_guarded("tournament", "--bots", "random,heuristic", "--bootstrap", "-1")
+    assert_refused(result, "--bootstrap must be at least 0")
+    none = run("tournament", "--bots", "random,heuristic", "--games", "4", "--bootstrap", "0",
+               "--jobs", "1", "--json")
+    assert none.returncode == 0, none.stderr
+    for entry in json.loads(none.stdout)["ratings"]:
+        assert entry["ci95"] == [entry["rating"], entry["rating"]]
+
+
+def test_simulate_plot_is_checked_before_the_games(tmp_path: Path) -> None:
+    simulate = ("simulate", "--bots", "random,random", "--games", "100000")
+    missing = tmp_path / "missing" / "rates.png"
+    result = run_guarded(*simulate, "--plot", str(missing))
+    assert_refused(result, "--plot: ")
+    assert "does not exist" in result.stderr
+    assert_refused(run_guarded(*simulate, "--plot", str(tmp_path)), "--plot: ")
+    plot = tmp_path / "rates.png"
+    result = run_guarded(*simulate, "--plot", str(plot), missing=("matplotlib",))
+    assert_refused(result, "--plot needs matplotlib: pip install 'flyingchess[sim]'")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", [
+    ["demo", "--bots", "learned,random"],
+    ["simulate", "--bots", "learned,random"],
+    ["tournament", "--bots", "random,learned"],
+    ["choose", "--bot", "learned", "--roll", "6", "-"],
+])
+def test_a_bot_whose_extra_is_missing_names_the_extra(command: list[str]) -> None:
+    result = run_guarded(*command, missing=("numpy",), stdin=record())
+    assert_refused(result, "bot 'learned' needs NumPy: pip install 'flyingchess[rl]'")
+
+
+def test_without_numpy_the_learned_bot_is_not_listed_and_others_still_play() -> None:
+    listing = json.loads(run_guarded("bots", "--json", missing=("numpy",)).stdout)
+    assert "learned" not in [entry["name"] for entry in listing]
+    assert_refused(run_guarded("demo", "--bots", "learner", missing=("numpy",)), "unknown bot 'learner'")
+    played = run_guarded("choose", "--bot", "heuristic", "--roll", "6", "-", missing=("numpy",),
+                         stdin=record())
+    assert played.returncode == 0 and played.stdout.strip() == "0"

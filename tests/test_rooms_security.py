@@ -13,8 +13,11 @@ from typing import Any, Iterator
 import pytest
 from starlette.testclient import TestClient
 
+from asgi import LocalClient, error, expect, latest
+
 from flyingchess.record import loads_record
 from flyingchess.server.app import create_app
+from flyingchess.server.limits import Limits
 from flyingchess.server.store import Store
 
 HTML_NAME = '<b onclick="x()">Ann</b>'
@@ -26,7 +29,8 @@ def store_path(tmp_path: Path) -> Path:
 
 
 def network_client(path: Path) -> TestClient:
-    return TestClient(create_app(Store(path), lambda: random.Random(11), (1e6, 1e6), local=False))
+    return LocalClient(create_app(Store(path), dice=lambda: random.Random(11), limits=Limits.unlimited(),
+                                  local=False))
 
 
 @pytest.fixture()
@@ -40,28 +44,6 @@ def create(client: TestClient) -> dict[str, Any]:
             "seats": {"red": {"kind": "human"}, "blue": {"kind": "open"}}}
     data: dict[str, Any] = client.post("/api/games", json=body).json()
     return data
-
-
-def expect(socket: Any, kind: str) -> dict[str, Any]:
-    """The next message of type `kind`, skipping updates (broadcasts may interleave)."""
-    while True:
-        message: dict[str, Any] = socket.receive_json()
-        if message["type"] == kind:
-            return message
-        assert message["type"] in ("update", "snapshot", "chat", "react"), message
-
-
-def latest(socket: Any) -> dict[str, Any]:
-    """The game as it is now: everything queued for this socket is read up to a fresh snapshot."""
-    socket.send_json({"type": "sync"})
-    game: dict[str, Any] = expect(socket, "snapshot")["game"]
-    return game
-
-
-def error(socket: Any, message: dict[str, Any]) -> str:
-    socket.send_json(message)
-    code: str = expect(socket, "error")["code"]
-    return code
 
 
 def test_seats_belong_to_their_tokens(client: TestClient) -> None:
@@ -182,7 +164,8 @@ def test_the_host_gives_seats_to_bots_and_removes_players(client: TestClient) ->
         seats = expect(host, "update")["game"]["seats"]
         while seats["blue"]["kind"] != "open":
             seats = expect(host, "update")["game"]["seats"]
-        # the removed player's token opens nothing now
+        # the removed player's page is told at once, and its token opens nothing now
+        assert expect(guest, "seat-lost")["colours"] == ["blue"]
         assert error(guest, {"type": "hello", "token": token}) == "bad-token"
         host.send_json({"type": "seat", "colour": "blue", "kind": "bot", "bot": "greedy"})
         seats = expect(host, "update")["game"]["seats"]
@@ -216,7 +199,8 @@ def test_random_messages_never_break_the_game(client: TestClient) -> None:
             else:
                 socket.send_json(message)
             reply = socket.receive_json()
-            assert reply["type"] in ("update", "snapshot", "welcome", "joined", "error", "chat", "react")
+            assert reply["type"] in ("update", "snapshot", "welcome", "joined", "error", "chat", "react",
+                                     "seat-lost")
             if reply["type"] == "error":
                 assert reply["code"] and reply["message"]
     record = loads_record(client.get(f"/api/games/{created['id']}/record").text)
@@ -224,8 +208,9 @@ def test_random_messages_never_break_the_game(client: TestClient) -> None:
 
 
 def test_an_absent_player_is_replaced_by_the_autopilot_until_back(store_path: Path) -> None:
-    app = create_app(Store(store_path), lambda: random.Random(2), (1e6, 1e6), local=False, grace_seconds=0.3)
-    with TestClient(app) as client:
+    app = create_app(Store(store_path), dice=lambda: random.Random(2), limits=Limits.unlimited(), local=False,
+                     grace_seconds=0.3)
+    with LocalClient(app) as client:
         body = {"players": ["red", "blue"], "seats": {"red": {"kind": "open"}, "blue": {"kind": "human"}}}
         created = client.post("/api/games", json=body).json()
         url = f"/ws/{created['id']}"
@@ -285,8 +270,11 @@ def test_lobby_and_invite_code(client: TestClient) -> None:
     assert [room["id"] for room in rooms][0] == third["id"]  # open seats first
     # a game played on one device (no open seat, no remote player) is no room to join or watch
     assert {room["id"] for room in rooms} == {open_room["id"], third["id"]}
-    assert closed["id"] in {game["id"] for game in client.get("/api/games").json()["games"]}
-    assert token_free(lobby.text, token) and token_free(client.get("/api/games").text, token)
+    # on a network server a page lists only the games it names (those it holds tokens for)
+    assert client.get("/api/games").json()["games"] == []
+    mine = client.get("/api/games", params={"ids": f"{closed['id']},{open_room['id']}"})
+    assert {game["id"] for game in mine.json()["games"]} == {closed["id"], open_room["id"]}
+    assert token_free(lobby.text, token) and token_free(mine.text, token)
     svg = client.get(f"/api/games/{open_room['id']}/invite.svg")
     assert svg.headers["content-type"].startswith("image/svg+xml") and "<svg" in svg.text
     assert client.get("/api/games/nope/invite.svg").status_code == 404

@@ -10,8 +10,11 @@ from typing import Any, Iterator
 import pytest
 from starlette.testclient import TestClient
 
+from asgi import JSON, LocalClient
+
 from flyingchess.record import loads_record
 from flyingchess.server.app import create_app
+from flyingchess.server.limits import Limits
 from flyingchess.server.store import Store, StoreError
 
 HUMAN = {"kind": "human"}
@@ -23,7 +26,7 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
     store = Store(tmp_path / "games.sqlite3")
     seeds = iter(range(1000))
     # scripted games send far faster than a person: lift the per-connection rate limit
-    with TestClient(create_app(store, lambda: random.Random(next(seeds)), (1e6, 1e6))) as test_client:
+    with LocalClient(create_app(store, dice=lambda: random.Random(next(seeds)), limits=Limits.unlimited())) as test_client:
         yield test_client
     store.close()
 
@@ -31,7 +34,7 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
 @pytest.fixture()
 def limited_client(tmp_path: Path) -> Iterator[TestClient]:
     store = Store(tmp_path / "games.sqlite3")
-    with TestClient(create_app(store)) as test_client:
+    with LocalClient(create_app(store)) as test_client:
         yield test_client
     store.close()
 
@@ -78,7 +81,7 @@ def test_bad_new_game_requests_are_typed_errors(client: TestClient, body: dict[s
     error = response.json()["error"]
     assert error["code"] == "bad-request" and words in error["message"]
     assert client.get("/api/games").json()["games"] == []
-    bad_json = client.post("/api/games", content=b"{nope")
+    bad_json = client.post("/api/games", content=b"{nope", headers=JSON)
     assert bad_json.status_code == 400 and bad_json.json()["error"]["code"] == "bad-request"
 
 
@@ -228,11 +231,11 @@ def test_import_record_then_rematch_and_delete(client: TestClient) -> None:
     data = json.loads(golden)
     data["actions"] = data["actions"][:50]
     data["seats"] = {"yellow": HUMAN, "blue": HEURISTIC, "green": HUMAN}
-    imported = client.post("/api/records", content=json.dumps(data)).json()
+    imported = client.post("/api/records", content=json.dumps(data), headers=JSON).json()
     game = imported["game"]
     assert game["actions"] == 50 and game["seats"]["blue"]["bot"] == "heuristic"
     assert game["rules_name"] == "house"
-    rematch = client.post(f"/api/games/{imported['id']}/rematch").json()
+    rematch = client.post(f"/api/games/{imported['id']}/rematch", json={}).json()
     assert rematch["game"]["actions"] == 0
     assert {c: s["kind"] for c, s in rematch["game"]["seats"].items()} == \
         {c: s["kind"] for c, s in game["seats"].items()}
@@ -250,7 +253,7 @@ def test_import_record_then_rematch_and_delete(client: TestClient) -> None:
     (json.dumps([1, 2, 3]).encode(), "object"),
 ])
 def test_corrupt_or_foreign_records_are_refused(client: TestClient, content: bytes, words: str) -> None:
-    response = client.post("/api/records", content=content)
+    response = client.post("/api/records", content=content, headers=JSON)
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["code"] == "bad-record" and words in error["message"]
@@ -270,7 +273,7 @@ def test_a_foreign_origin_is_refused_and_the_own_origin_accepted(client: TestCli
     with pytest.raises(WebSocketDisconnect):
         with client.websocket_connect(f"/ws/{created['id']}", headers={"origin": "http://evil.example"}):
             pass
-    with client.websocket_connect(f"/ws/{created['id']}", headers={"origin": "http://testserver"}) as socket:
+    with client.websocket_connect(f"/ws/{created['id']}", headers={"origin": "http://localhost"}) as socket:
         assert socket.receive_json()["type"] == "snapshot"
 
 
@@ -296,17 +299,18 @@ def test_flooding_is_rate_limited_then_cut_off(limited_client: TestClient) -> No
 
 
 def test_rate_limit_refills_over_time() -> None:
-    from flyingchess.server.protocol import RateLimit
-    limit = RateLimit(now=0.0, rate=10, burst=2)
+    from flyingchess.server.limits import TokenBucket
+    limit = TokenBucket(now=0.0, rate=10, burst=2)
     assert limit.allow(0.0) and limit.allow(0.0) and not limit.allow(0.0)
+    assert limit.wait() == pytest.approx(0.1)
     assert limit.allow(0.1) and not limit.allow(0.1)
-    assert not limit.flooding
+    assert limit.refused == 2
 
 
 def test_meta_says_local_and_the_invite_address(tmp_path: Path) -> None:
     store = Store(tmp_path / "lan.sqlite3")
     app = create_app(store, local=False, invite_base="http://192.0.2.7:8000")
-    with TestClient(app) as lan:
+    with LocalClient(app) as lan:
         meta = lan.get("/api/meta").json()
         assert meta["local"] is False and meta["invite_base"] == "http://192.0.2.7:8000"
     store.close()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import random
 import sys
@@ -53,6 +54,42 @@ def _read_record(path: str) -> Record:
 
 def _print_json(data: Any, out: TextIO) -> None:
     out.write(json.dumps(data, separators=(",", ":"), ensure_ascii=False) + "\n")
+
+
+def _at_least(value: int, minimum: int, option: str, hint: str = "") -> int:
+    if value < minimum:
+        raise CommandError(f"{option} must be at least {minimum}, not {value}{hint}")
+    return value
+
+
+def _jobs(value: int | None) -> int:
+    """--jobs: None (left out) is every core; an explicit count must be at least 1."""
+    if value is None:
+        return os.cpu_count() or 1
+    return _at_least(value, 1, "--jobs", " (leave it out to use every core)")
+
+
+def _check_writable(path: str, option: str) -> None:
+    """Fail now, not after the games, if `path` cannot be written; leave no file behind.
+
+    An existing file is opened for appending (its content is untouched); a new one is
+    created exclusively and removed again."""
+    target = Path(path)
+    if not target.parent.is_dir():
+        raise CommandError(f"{option}: cannot write {path}: folder {target.parent} does not exist")
+    if target.is_dir():
+        raise CommandError(f"{option}: cannot write {path}: it is a folder")
+    existed = target.exists()
+    try:
+        with open(target, "a" if existed else "x", encoding="utf-8"):
+            pass
+    except OSError as error:
+        raise CommandError(f"{option}: cannot write {path}: {error.strerror}") from None
+    if not existed:
+        try:
+            target.unlink()
+        except OSError:
+            pass
 
 
 def command_replay(args: argparse.Namespace) -> int:
@@ -112,12 +149,17 @@ ANSI = {"red": "\033[31m", "yellow": "\033[33m", "blue": "\033[34m", "green": "\
 
 def command_demo(args: argparse.Namespace) -> int:
     rules = _parse_rules(args.rules)
-    bots = [name.strip() for name in args.bots.split(",")]
-    _check_bots(bots)
+    bots = _bot_list(args.bots)
+    if len(bots) > 4:
+        raise CommandError(f"--bots: name at most 4 bots, one per seat, not {len(bots)}")
+    if not math.isfinite(args.delay) or args.delay < 0:
+        raise CommandError(f"--delay must be a number of seconds, 0 or more, not {args.delay}")
+    if args.save:
+        _check_writable(args.save, "--save")
     try:
         state = new_game(_players(args.players, len(bots) if len(bots) > 1 else 4), rules)
     except GameSetupError as error:
-        raise CommandError(str(error)) from None
+        raise CommandError(f"--players: {error}") from None
     seats = {colour: make_bot(bots[i % len(bots)], args.seed + i)
              for i, colour in enumerate(state.players)}
     dice = random.Random(args.seed)
@@ -138,8 +180,12 @@ def command_demo(args: argparse.Namespace) -> int:
             time.sleep(args.delay)
     print(f"{rolls} rolls. Final ranking: {', '.join(state.ranking)}")
     if args.save:
-        with open(args.save, "w", encoding="utf-8") as handle:
-            handle.write(record.dumps() + "\n")
+        try:
+            with open(args.save, "w", encoding="utf-8") as handle:
+                handle.write(record.dumps() + "\n")
+        except OSError as error:
+            sys.stdout.flush()
+            raise CommandError(f"--save: cannot write {args.save}: {error.strerror}") from None
         print(f"record saved to {args.save}")
     return 0
 
@@ -164,8 +210,7 @@ def _print_events(events: Sequence[Event], paint: Callable[[str, str], str], ver
 
 
 def command_bench(args: argparse.Namespace) -> int:
-    if args.games < 1:
-        raise CommandError("--games must be at least 1")
+    _at_least(args.games, 1, "--games")
     rules = _parse_rules(args.rules)
     try:
         start = new_game(args.players, rules)
@@ -214,16 +259,23 @@ def command_rules(args: argparse.Namespace) -> int:
 
 def command_play(args: argparse.Namespace) -> int:
     try:
-        from .server.run import serve
+        from .server.run import ServeOptions, serve
     except ImportError as error:
         raise CommandError(
             f"the web app needs its extra packages ({error.name} is missing): "
             "pip install 'flyingchess[web]'") from None
     if not 0 <= args.port <= 65535:
         raise CommandError(f"--port {args.port} is not a port number")
-    host = "0.0.0.0" if getattr(args, "lan", False) else args.host
-    return serve(host, args.port, args.data, open_browser=not args.no_browser,
-                 network=getattr(args, "network", False))
+    serving = args.command == "serve"
+    lan = getattr(args, "lan", False)
+    return serve(ServeOptions(
+        host="0.0.0.0" if lan else args.host, port=args.port, data=args.data,
+        open_browser=not args.no_browser,
+        # `serve` always asks pages for tokens, even on loopback: behind a reverse proxy every
+        # visitor arrives from 127.0.0.1, and none of them may become every game's host
+        network=serving or lan,
+        allowed_hosts=list(args.allowed_host or []), public_url=args.public_url,
+        trusted_proxies=list(getattr(args, "trusted_proxy", None) or [])))
 
 
 def _progress(total: int, label: str) -> Any:
@@ -239,23 +291,40 @@ def _progress(total: int, label: str) -> Any:
     return progress
 
 
+BOT_EXTRAS = {"learned": ("NumPy", "rl")}
+"""Bots the registry leaves out when their extra is not installed: (what is missing, extra)."""
+
+
 def _check_bots(names: list[str]) -> None:
     for name in names:
-        if name not in BOTS:
-            raise CommandError(f"unknown bot {name!r} (known: {', '.join(bot_names())})")
+        if name in BOTS:
+            continue
+        if name in BOT_EXTRAS:
+            package, extra = BOT_EXTRAS[name]
+            raise CommandError(f"bot {name!r} needs {package}: pip install 'flyingchess[{extra}]'")
+        raise CommandError(f"unknown bot {name!r} (known: {', '.join(bot_names())})")
+
+
+def _bot_list(text: str) -> list[str]:
+    """--bots: comma-separated registered names, none empty."""
+    names = [name.strip() for name in text.split(",")]
+    if "" in names:
+        raise CommandError(f"--bots: an empty bot name in {text!r} (comma-separated names expected)")
+    _check_bots(names)
+    return names
 
 
 def command_simulate(args: argparse.Namespace) -> int:
     from .sim import run_games, summarise
 
     rules = _parse_rules(args.rules)
-    bots = [name.strip() for name in args.bots.split(",")]
-    _check_bots(bots)
+    bots = _bot_list(args.bots)
     if not 2 <= len(bots) <= 4:
         raise CommandError("--bots: name 2, 3 or 4 bots, one per seat")
-    if args.games < 1:
-        raise CommandError("--games must be at least 1")
-    jobs = args.jobs or os.cpu_count() or 1
+    _at_least(args.games, 1, "--games")
+    jobs = _jobs(args.jobs)
+    if args.plot:
+        _check_plot(args.plot)
     began = time.perf_counter()
     results = run_games(rules, bots, args.games, args.seed, jobs)
     progress = None if args.json or not sys.stderr.isatty() else _progress(args.games, "simulating")
@@ -307,13 +376,24 @@ def _print_table(title: str, header: list[str], rows: list[list[str]]) -> None:
     Console().print(table)
 
 
-def _plot_win_rates(data: dict[str, Any], path: str, players: int) -> None:
+def _import_pyplot() -> Any:
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
         raise CommandError("--plot needs matplotlib: pip install 'flyingchess[sim]'") from None
+    return plt
+
+
+def _check_plot(path: str) -> None:
+    """Before any game: matplotlib is importable and `path` can be written."""
+    _import_pyplot()
+    _check_writable(path, "--plot")
+
+
+def _plot_win_rates(data: dict[str, Any], path: str, players: int) -> None:
+    plt = _import_pyplot()
     names = list(data["bots"])
     rates = [data["bots"][n]["win_rate"] for n in names]
     low = [rate - data["bots"][n]["ci95"][0] for n, rate in zip(names, rates)]
@@ -337,11 +417,15 @@ def command_tournament(args: argparse.Namespace) -> int:
     from .sim import bradley_terry, run_games
 
     rules = _parse_rules(args.rules)
-    names = [n.strip() for n in args.bots.split(",")] if args.bots else bot_names()
-    _check_bots(names)
+    names = _bot_list(args.bots) if args.bots is not None else bot_names()
+    for name in names:
+        if names.count(name) > 1:
+            raise CommandError(f"--bots: bot {name!r} is named twice (each bot plays every other once)")
     if len(names) < 2:
         raise CommandError("--bots: a tournament needs at least 2 bots")
-    jobs = args.jobs or os.cpu_count() or 1
+    _at_least(args.games, 1, "--games")
+    _at_least(args.bootstrap, 0, "--bootstrap", " (0 means no resampling)")
+    jobs = _jobs(args.jobs)
     outcomes: dict[tuple[str, str], list[int]] = {}
     for i, a in enumerate(names):
         for b in names[i + 1:]:
@@ -383,6 +467,15 @@ def command_tournament(args: argparse.Namespace) -> int:
     return 0
 
 
+def _host_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--allowed-host", action="append", metavar="NAME",
+                        help="a host name the server answers to besides its own addresses"
+                             " (repeatable; *.example.org allows subdomains)")
+    parser.add_argument("--public-url", metavar="URL",
+                        help="the address players reach the server at (e.g. behind a proxy):"
+                             " used in invite links and QR codes, and allowed as a host name")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="flyingchess", description="Aeroplane Chess (Flying Chess, 飞行棋).")
     parser.add_argument("--version", action="version", version=f"flyingchess {__version__}")
@@ -396,6 +489,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--no-browser", action="store_true", help="do not open a browser")
     play.add_argument("--data", type=Path, default=None,
                       help="folder for the games database (default: your user data folder)")
+    _host_options(play)
     play.set_defaults(handler=command_play)
 
     serve_parser = commands.add_parser("serve", help="run the game server for a network (no browser)")
@@ -403,8 +497,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve_parser.add_argument("--port", type=int, default=8000)
     serve_parser.add_argument("--data", type=Path, default=None,
                               help="folder for the games database (default: your user data folder)")
+    _host_options(serve_parser)
+    serve_parser.add_argument("--trusted-proxy", action="append", metavar="ADDRESS",
+                              help="a reverse proxy's address whose X-Forwarded-For and"
+                                   " X-Forwarded-Proto headers are believed (repeatable)")
     serve_parser.add_argument("--network", action="store_true", help=argparse.SUPPRESS)
-    # --network: seats need tokens even on loopback (how tests play "several devices")
+    # --network: kept for old scripts; `serve` always asks pages for seat tokens
     serve_parser.set_defaults(handler=command_play, no_browser=True)
 
     demo = commands.add_parser("demo", help="watch bots play a full game in the terminal")
@@ -413,7 +511,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--players", help="comma-separated colours in turn order (default: by count)")
     demo.add_argument("--rules", default="classic", help="preset name or rules JSON (default: classic)")
     demo.add_argument("--seed", type=int, default=1)
-    demo.add_argument("--delay", type=float, default=0.0, help="seconds to pause after each roll")
+    demo.add_argument("--delay", type=float, default=0.0, help="seconds to pause after each roll (0 or more)")
     demo.add_argument("--verbose", action="store_true", help="print every step of every move")
     demo.add_argument("--save", metavar="FILE", help="write the game record to FILE")
     demo.set_defaults(handler=command_demo)
@@ -443,18 +541,19 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--games", type=int, default=1000)
     simulate.add_argument("--rules", default="classic", help="preset name or rules JSON")
     simulate.add_argument("--seed", type=int, default=0)
-    simulate.add_argument("--jobs", type=int, default=0, help="processes (default: all cores)")
+    simulate.add_argument("--jobs", type=int, default=None, help="processes, 1 or more (default: all cores)")
     simulate.add_argument("--json", action="store_true", help="print the statistics as one JSON object")
     simulate.add_argument("--plot", metavar="FILE", help="write a PNG of the win rates")
     simulate.set_defaults(handler=command_simulate)
 
     tournament = commands.add_parser("tournament", help="round robin of the bots with ratings")
     tournament.add_argument("--bots", help="comma-separated bot names (default: every bot)")
-    tournament.add_argument("--games", type=int, default=400, help="games per pair")
+    tournament.add_argument("--games", type=int, default=400, help="games per pair, 1 or more")
     tournament.add_argument("--rules", default="classic")
     tournament.add_argument("--seed", type=int, default=0)
-    tournament.add_argument("--jobs", type=int, default=0)
-    tournament.add_argument("--bootstrap", type=int, default=200, help="resamples for the intervals")
+    tournament.add_argument("--jobs", type=int, default=None, help="processes, 1 or more (default: all cores)")
+    tournament.add_argument("--bootstrap", type=int, default=200,
+                            help="resamples for the intervals; 0 for none (default: %(default)s)")
     tournament.add_argument("--json", action="store_true")
     tournament.set_defaults(handler=command_tournament)
 

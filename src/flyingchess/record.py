@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from .board import COLOURS, PLANES_PER_COLOUR
 from .game import GameSetupError, IllegalMoveError, State, new_game, play, validate_players
@@ -64,13 +64,7 @@ class Record:
         """The state after each action, in order; raises ActionError at the first bad one."""
         state = self.start()
         for index, action in enumerate(self.actions):
-            if state.over:
-                raise ActionError(index, "the game is already over")
-            roll_value, plane = parse_action(index, action)
-            try:
-                state, _ = play(state, roll_value, plane)
-            except IllegalMoveError as error:
-                raise ActionError(index, str(error)) from None
+            state = _replay_step(state, index, *parse_action(index, action))
             yield state
 
     def final_state(self) -> State:
@@ -78,6 +72,26 @@ class Record:
         for state in self.replay():
             pass
         return state
+
+
+def replay_actions(players: tuple[str, ...], rules: Rules,
+                   actions: Iterable[tuple[int, int | None]]) -> State:
+    """The state after (roll, plane) actions from a new game; ActionError names the first
+    illegal one. The one way a stored or imported game is rebuilt."""
+    state = new_game(players, rules)
+    for index, (roll_value, plane) in enumerate(actions):
+        state = _replay_step(state, index, roll_value, plane)
+    return state
+
+
+def _replay_step(state: State, index: int, roll_value: int, plane: int | None) -> State:
+    if state.over:
+        raise ActionError(index, "the game is already over")
+    try:
+        state, _ = play(state, roll_value, plane)
+    except IllegalMoveError as error:
+        raise ActionError(index, str(error)) from None
+    return state
 
 
 def rules_to_json(rules: Rules) -> Any:

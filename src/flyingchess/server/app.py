@@ -1,20 +1,29 @@
 """The ASGI app: the page, the JSON API and one WebSocket per game (docs/protocol.md).
 
 Handlers only translate between HTTP/WebSocket and rooms; every rule question goes to
-the engine through `rooms.py`, and every failure becomes a typed JSON error.
+the engine through `rooms.py`, and every failure becomes a typed JSON error (never a
+traceback). Endpoints live at module level and find the server's parts in
+`app.state`; `guard.py` checks Host, Origin and sizes before any of them runs.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import hmac
 import io
 import json
+import logging
 import random
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any, AsyncIterator, Callable
 
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
@@ -23,23 +32,45 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from .. import __version__
 from ..board import COLOURS
 from ..bots import BOTS, bot_names
-from ..game import GameSetupError, validate_players
 from ..layout import board_layout
 from ..record import ActionError, RecordError, parse_record
 from ..rules import CHOICES, OPTION_NAMES, PRESETS, SET_OPTIONS, Rules, RulesError
+from .guard import LOOPBACK_NAMES, Guard, HostPolicy
+from .limits import KeyedBuckets, Limits, TokenBucket
 from .protocol import (
-    MAX_MESSAGE_BYTES, RATE_BURST, RATE_PER_SECOND, Chat, Hello, Join, Kick, Message, Move,
-    ProtocolError, RateLimit, React, Roll, SetSeat, Speed, Start, Sync, parse_message, same_origin,
+    HTTP_STATUS, MAX_MESSAGE_BYTES, Chat, Hello, Join, Kick, Message, Move, ProtocolError, React,
+    Roll, SetSeat, Speed, Start, Sync, parse_message, parse_new_game,
 )
-from .rooms import GRACE_SECONDS, Control, Room, Rooms, iso_time, without_secrets
-from .store import Store
+from .rooms import (
+    GRACE_SECONDS, STORAGE_MESSAGE, Control, Room, Rooms, import_parts, iso_time, token_hash,
+    without_secrets,
+)
+from .store import DamagedGame, Store, StoreError
 
 WEB = Path(__file__).resolve().parent.parent / "web"
-MAX_RECORD_BYTES = 5_000_000
+SWEEP_SECONDS = 15.0
+"""How often rooms nobody watches are dropped from memory."""
+log = logging.getLogger("flyingchess.server")
 
 
-def _error(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+@dataclass
+class Settings:
+    """How this server was started. `local`: only this machine can reach it, so every
+    page is the host's own (`flyingchess play`); on a network (`serve`, `play --lan`) a
+    page proves its seat with a token. `invite_base`: the address other devices reach the
+    server at, for invite links made on a page opened through 127.0.0.1."""
+
+    local: bool = True
+    invite_base: str | None = None
+    limits: Limits = field(default_factory=Limits)
+
+
+# ---------------------------------------------------------------- helpers
+
+def _error(status: int, code: str, message: str, retry_after: float | None = None) -> JSONResponse:
+    headers = {"Retry-After": str(max(1, round(retry_after)))} if retry_after else None
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status,
+                        headers=headers)
 
 
 def _options() -> dict[str, Any]:
@@ -66,258 +97,398 @@ def _meta() -> dict[str, Any]:
     }
 
 
-async def _json_body(request: Request, limit: int = 64_000) -> Any:
-    body = await request.body()
-    if len(body) > limit:
-        raise ProtocolError("bad-request", f"request larger than {limit} bytes")
+def _rooms(request: Request | WebSocket) -> Rooms:
+    rooms: Rooms = request.app.state.rooms
+    return rooms
+
+
+def _settings(request: Request | WebSocket) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def _address(request: Request | WebSocket) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def _count(request: Request, name: str, default: int, most: int) -> int:
+    text = request.query_params.get(name)
+    if text is None:
+        return default
+    if not text.isdigit() or int(text) > most:
+        raise ProtocolError("bad-request", f"{name} must be a whole number 0..{most}")
+    return int(text)
+
+
+async def _read_body(request: Request, limit: int, seconds: float) -> bytes:
+    """The body, refused (413) as soon as it is longer than `limit` whatever the client
+    declared, or (408) when it does not arrive within `seconds`."""
+    chunks: list[bytes] = []
+    size = 0
+
+    async def read() -> None:
+        nonlocal size
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise ProtocolError("too-large", f"request larger than {limit} bytes")
+            chunks.append(chunk)
+    try:
+        await asyncio.wait_for(read(), seconds)
+    except asyncio.TimeoutError:
+        raise ProtocolError("bad-request", "the request body did not arrive in time") from None
+    except ClientDisconnect:
+        raise ProtocolError("bad-request", "the request body was cut short") from None
+    return b"".join(chunks)
+
+
+async def _json_body(request: Request, limit: int) -> Any:
+    limits = _settings(request).limits
+    body = await _read_body(request, limit, limits.body_seconds)
     try:
         return json.loads(body)
     except (ValueError, RecursionError):
         raise ProtocolError("bad-request", "request body is not valid JSON") from None
 
 
-Handler = Callable[[Request], Awaitable[Response]]
+def _may_create(request: Request) -> None:
+    """New games, imports and rematches are limited per client address."""
+    wait = request.app.state.creations.allow(_address(request), time.monotonic())
+    if wait:
+        raise ProtocolError("rate-limited", f"too many new games from your address: try again in"
+                            f" {wait:.0f} s", retry_after=wait)
 
 
-def create_app(store: Store, dice_factory: Callable[[], random.Random] = random.Random,
-               message_rate: tuple[float, float] = (RATE_PER_SECOND, RATE_BURST),
-               local: bool = True, grace_seconds: float = GRACE_SECONDS,
-               invite_base: str | None = None) -> Starlette:
-    """The app over one store. Tests pass a seeded `dice_factory` (players get fresh dice)
-    and may raise `message_rate` (per second, burst) to script games at full speed.
+def _require_host(request: Request, host_token: str | None) -> None:
+    """On a network server, changing or forgetting a game needs its host token."""
+    if _settings(request).local:
+        return
+    token = request.headers.get("x-host-token", "")
+    if not token or host_token is None or not hmac.compare_digest(token_hash(token), host_token):
+        raise ProtocolError("not-host", "only the host may do that")
 
-    `local`: the server listens on loopback only, so every page is the host's own. On a
-    network (`serve`, `play --lan`) a page proves its seat with a token (hello).
-    `invite_base`: the address other devices reach this server at (for invite links made
-    on a page that was opened through 127.0.0.1)."""
-    rooms = Rooms(store, dice_factory, grace_seconds)
-    meta = _meta()
 
-    def guarded(handler: Handler) -> Handler:
-        async def run(request: Request) -> Response:
-            try:
-                return await handler(request)
-            except ProtocolError as error:
-                status = {"unknown-game": 404, "not-host": 403, "bad-token": 403}.get(error.code, 400)
-                return _error(status, error.code, error.message)
-        return run
+def _summary(summary: dict[str, Any]) -> dict[str, Any]:
+    summary["created"], summary["updated"] = iso_time(summary["created"]), iso_time(summary["updated"])
+    summary["seats"] = without_secrets(summary["seats"])
+    rules = summary.pop("rules")
+    try:
+        summary["rules_name"] = Rules.from_json(rules).preset_name()
+    except RulesError:
+        summary["rules_name"] = None
+    return summary
 
-    async def index(request: Request) -> Response:
-        return FileResponse(WEB / "index.html", headers={"Cache-Control": "no-cache"})
 
-    async def get_meta(request: Request) -> Response:
-        return JSONResponse({**meta, "local": local, "invite_base": invite_base})
+def _created(room: Room, host_token: str) -> JSONResponse:
+    return JSONResponse({"id": room.id, "host_token": host_token, "game": room.snapshot()})
 
-    async def list_games(request: Request) -> Response:
-        games = []
-        for summary in store.summaries():
-            summary["created"], summary["updated"] = iso_time(summary["created"]), iso_time(summary["updated"])
-            summary["seats"] = without_secrets(summary["seats"])
-            rules = summary.pop("rules")
-            try:
-                summary["rules_name"] = Rules.from_json(rules).preset_name()
-            except RulesError:
-                summary["rules_name"] = None
-            games.append(summary)
-        return JSONResponse({"games": games})
 
-    async def create_game(request: Request) -> Response:
-        body = await _json_body(request)
-        if not isinstance(body, dict):
-            raise ProtocolError("bad-request", "expected a JSON object")
-        try:
-            rules = Rules.from_json(body.get("rules", "classic"))
-            players = validate_players(body.get("players", ["red", "blue"]))
-        except (RulesError, GameSetupError) as error:
-            raise ProtocolError("bad-request", str(error)) from None
-        timer = body.get("timer", 0)
-        if isinstance(timer, bool) or not isinstance(timer, int) or not 0 <= timer <= 600:
-            raise ProtocolError("bad-request", "timer must be a whole number of seconds, 0..600")
-        room, host_token = rooms.create(rules, players, body.get("seats"),
-                                        extra={"timer": timer} if timer else None)
-        return JSONResponse({"id": room.id, "host_token": host_token, "game": room.snapshot()})
+# ---------------------------------------------------------------- HTTP endpoints
 
-    async def lobby(request: Request) -> Response:
-        listing = []
-        for summary in store.summaries():
-            if summary["over"]:
-                continue
-            open_seats = [c for c, seat in summary["seats"].items() if seat.get("kind") == "open"]
-            if not open_seats and not any(seat.get("kind") == "player" for seat in summary["seats"].values()):
-                continue  # a game played on one device is not a room others join or watch
-            loaded = rooms.rooms.get(summary["id"])
-            try:
-                rules_name = Rules.from_json(summary["rules"]).preset_name()
-            except RulesError:
-                rules_name = None
-            listing.append({
-                "id": summary["id"], "players": summary["players"],
-                "seats": loaded.public_seats() if loaded else without_secrets(summary["seats"]),
-                "rules_name": rules_name, "open_seats": open_seats, "actions": summary["actions"],
-                "watchers": len(loaded.watchers) if loaded else 0, "updated": iso_time(summary["updated"]),
-            })
-        listing.sort(key=lambda room: room["updated"], reverse=True)
-        listing.sort(key=lambda room: not room["open_seats"])  # stable: open rooms first
-        return JSONResponse({"rooms": listing})
+async def index(request: Request) -> Response:
+    return FileResponse(WEB / "index.html", headers={"Cache-Control": "no-cache"})
 
-    async def invite_qr(request: Request) -> Response:
-        room = rooms.get(request.path_params["game_id"])
-        base = str(request.base_url).rstrip("/")
-        if invite_base and request.url.hostname in ("127.0.0.1", "localhost", "::1"):
-            base = invite_base
-        try:
-            import segno
-        except ImportError:
-            raise ProtocolError("bad-request", "QR codes need the segno package") from None
-        buffer = io.BytesIO()
-        segno.make(f"{base}/#/join/{room.id}", error="m").save(
-            buffer, kind="svg", scale=6, border=2, xmldecl=False, svgns=True, omitsize=True)
-        return Response(buffer.getvalue(), media_type="image/svg+xml",
-                        headers={"Cache-Control": "no-store"})
 
-    async def get_game(request: Request) -> Response:
-        room = rooms.get(request.path_params["game_id"])
-        return JSONResponse({"game": room.snapshot()})
+async def get_meta(request: Request) -> Response:
+    settings = _settings(request)
+    return JSONResponse({**request.app.state.meta, "local": settings.local,
+                         "invite_base": settings.invite_base})
 
-    async def get_record(request: Request) -> Response:
-        room = rooms.get(request.path_params["game_id"])
-        return Response(room.record().dumps() + "\n", media_type="application/json", headers={
-            "Content-Disposition": f'attachment; filename="flyingchess-{room.id}.json"'})
 
-    async def get_replay(request: Request) -> Response:
-        return JSONResponse(rooms.get(request.path_params["game_id"]).replay())
+async def list_games(request: Request) -> Response:
+    """A page of saved games, newest change first. On a network server a page sees only
+    the games it names (`?ids=`: those it holds a token for), never everyone's."""
+    limits = _settings(request).limits
+    limit = _count(request, "limit", limits.list_page, limits.list_page_max)
+    offset = _count(request, "offset", 0, 10**9)
+    ids_text = request.query_params.get("ids")
+    ids = None if ids_text is None else [i for i in ids_text.split(",") if i][:limits.list_page_max]
+    if ids is None and not _settings(request).local:
+        ids = []
+    store: Store = request.app.state.store
+    summaries = await asyncio.to_thread(store.summaries, limit + 1, offset, ids)
+    games = [_summary(summary) for summary in summaries[:limit]]
+    return JSONResponse({"games": games, "next": offset + limit if len(summaries) > limit else None})
 
-    def require_host(request: Request, room: Room) -> None:
-        """On a network server, changing or forgetting a game needs its host token."""
-        if local:
-            return
-        token = request.headers.get("x-host-token", "")
-        if not token or room.authenticate(token).role != "host":
-            raise ProtocolError("not-host", "only the host may do that")
 
-    async def rematch(request: Request) -> Response:
-        old = rooms.get(request.path_params["game_id"])
-        require_host(request, old)
-        seats = {colour: seat if seat["kind"] != "player" else {"kind": "open"}
-                 for colour, seat in old.seats.items()}
-        room, host_token = rooms.create(old.rules, old.players, seats)
-        await old.announce_rematch(room.id)
-        return JSONResponse({"id": room.id, "host_token": host_token, "game": room.snapshot()})
+async def lobby(request: Request) -> Response:
+    """Unfinished games other devices may join or watch, open seats first (paginated)."""
+    limits = _settings(request).limits
+    limit = _count(request, "limit", limits.list_page, limits.list_page_max)
+    offset = _count(request, "offset", 0, 10**9)
+    store: Store = request.app.state.store
+    summaries = await asyncio.to_thread(store.lobby, limit + 1, offset)
+    rooms = _rooms(request)
+    listing = []
+    for summary in summaries[:limit]:
+        loaded = rooms.rooms.get(summary["id"])
+        listing.append({
+            "id": summary["id"], "players": summary["players"],
+            "seats": loaded.public_seats() if loaded else without_secrets(summary["seats"]),
+            "rules_name": _summary(dict(summary))["rules_name"],
+            "open_seats": [c for c, seat in summary["seats"].items() if seat.get("kind") == "open"],
+            "actions": summary["actions"],
+            "watchers": len(loaded.watchers) if loaded else 0, "updated": iso_time(summary["updated"]),
+        })
+    return JSONResponse({"rooms": listing, "next": offset + limit if len(summaries) > limit else None})
 
-    async def import_record(request: Request) -> Response:
-        body = await request.body()
-        if len(body) > MAX_RECORD_BYTES:
-            return _error(400, "bad-record", "the record file is too large")
+
+async def create_game(request: Request) -> Response:
+    _may_create(request)
+    new = parse_new_game(await _json_body(request, _settings(request).limits.json_body_bytes))
+    room, host_token = await _rooms(request).create(
+        new.rules, new.players, new.seats, extra={"timer": new.timer} if new.timer else None)
+    return _created(room, host_token)
+
+
+async def import_record(request: Request) -> Response:
+    """A record file becomes a stored game that continues from its end. It is checked as
+    strictly as a new game and replayed once, in a worker thread, before anything is
+    stored."""
+    _may_create(request)
+    limits = _settings(request).limits
+    body = await _read_body(request, limits.record_bytes, limits.body_seconds)
+
+    def prepare() -> tuple[Any, ...]:
         try:
             record = parse_record(json.loads(body))
-            room, host_token = rooms.import_record(record)
-        except (ValueError, RecursionError) as error:
-            if isinstance(error, (RecordError, ActionError)):
-                message = str(error)
-            else:
-                message = "the file is not a JSON game record"
-            return _error(400, "bad-record", message)
-        return JSONResponse({"id": room.id, "host_token": host_token, "game": room.snapshot()})
+            return (record, *import_parts(record, limits))
+        except (RecordError, ActionError) as error:
+            raise ProtocolError("bad-record", str(error)) from None
+        except (ValueError, RecursionError):
+            raise ProtocolError("bad-record", "the file is not a JSON game record") from None
+    record, seats, extra, actions, state = await asyncio.to_thread(prepare)
+    room, host_token = await _rooms(request).create(record.rules, record.players, seats, extra,
+                                                    actions, state)
+    return _created(room, host_token)
 
-    async def delete_game(request: Request) -> Response:
-        require_host(request, rooms.get(request.path_params["game_id"]))
-        if not rooms.forget(request.path_params["game_id"]):
-            raise ProtocolError("unknown-game", "no game with that id")
-        return JSONResponse({"deleted": True})
 
-    async def handle(room: Room, websocket: WebSocket, control: Control, request: Message) -> Control:
-        """Carry out one checked request; returns the connection's control afterwards."""
-        if isinstance(request, Roll):
-            await room.human_roll(control)
-        elif isinstance(request, Move):
-            await room.human_move(request.plane, control)
-        elif isinstance(request, Speed):
-            await room.set_speed(control, request.speed)
-        elif isinstance(request, Sync):
-            await websocket.send_json({"type": "snapshot", "game": room.snapshot()})
-        elif isinstance(request, Hello):
-            control = room.authenticate(request.token)
-            await websocket.send_json({"type": "welcome", "role": control.role,
-                                       "colours": sorted(control.colours)})
-        elif isinstance(request, Join):
-            token, control = await room.join(request.colour, request.name)
-            await websocket.send_json({"type": "joined", "colour": request.colour, "token": token})
-        elif isinstance(request, SetSeat):
-            await room.set_seat(control, request.colour, request.kind, request.bot)
-        elif isinstance(request, Start):
-            await room.start(control)
-        elif isinstance(request, Kick):
-            await room.set_seat(control, request.colour, "open", None)
-        elif isinstance(request, Chat):
-            await room.say(control, text=request.text)
-        elif isinstance(request, React):
-            await room.say(control, emoji=request.emoji)
-        return control
+async def get_game(request: Request) -> Response:
+    room = await _rooms(request).get(request.path_params["game_id"])
+    return JSONResponse({"game": room.snapshot()})
 
-    async def game_socket(websocket: WebSocket) -> None:
-        if not same_origin(websocket.headers.get("origin"), websocket.headers.get("host")):
-            await websocket.close(code=1008)  # refused during the handshake: HTTP 403
-            return
-        await websocket.accept()
-        limit = RateLimit(time.monotonic(), *message_rate)
-        # On a server only this machine can reach, whoever opens the page is the host.
-        control = Control(host=local)
-        try:
-            room = rooms.get(websocket.path_params["game_id"])
-        except ProtocolError as error:
-            await websocket.send_json(error.to_json())
-            await websocket.close(code=4404)
-            return
-        await room.attach(websocket, control, first=True)
-        try:
-            await websocket.send_json({"type": "snapshot", "game": room.snapshot()})
-            room.wake_bots()
-            while True:
-                message = await websocket.receive()
-                if message["type"] == "websocket.disconnect":
+
+async def get_record(request: Request) -> Response:
+    room = await _rooms(request).get(request.path_params["game_id"])
+    return Response(room.record().dumps() + "\n", media_type="application/json", headers={
+        "Content-Disposition": f'attachment; filename="flyingchess-{room.id}.json"'})
+
+
+async def get_replay(request: Request) -> Response:
+    """Replay steps a page at a time (`?from=N&count=M`), computed off the event loop."""
+    limits = _settings(request).limits
+    room = await _rooms(request).get(request.path_params["game_id"])
+    first = _count(request, "from", 0, 10**9)
+    count = _count(request, "count", limits.replay_page, limits.replay_page)
+    steps = await asyncio.to_thread(room.replay_steps, first, count)
+    return JSONResponse({"game": room.snapshot(), **steps})
+
+
+async def invite_qr(request: Request) -> Response:
+    room = await _rooms(request).get(request.path_params["game_id"])
+    invite_base = _settings(request).invite_base
+    base = str(request.base_url).rstrip("/")
+    if invite_base and (request.url.hostname in LOOPBACK_NAMES or not _settings(request).local):
+        base = invite_base
+    try:
+        import segno
+    except ImportError:
+        raise ProtocolError("bad-request", "QR codes need the segno package") from None
+    buffer = io.BytesIO()
+    segno.make(f"{base}/#/join/{room.id}", error="m").save(
+        buffer, kind="svg", scale=6, border=2, xmldecl=False, svgns=True, omitsize=True)
+    return Response(buffer.getvalue(), media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
+
+
+async def rematch(request: Request) -> Response:
+    _may_create(request)
+    old = await _rooms(request).get(request.path_params["game_id"])
+    _require_host(request, old.host_token)
+    seats = {colour: seat if seat["kind"] != "player" else {"kind": "open"}
+             for colour, seat in old.seats.items()}
+    extra = {"timer": old.timer} if old.timer else None
+    room, host_token = await _rooms(request).create(old.rules, old.players, seats, extra)
+    await old.announce_rematch(room.id)
+    return _created(room, host_token)
+
+
+async def delete_game(request: Request) -> Response:
+    """Forget a game. Needs only its stored host token, not the game itself, so a game
+    that cannot be loaded can still be deleted."""
+    game_id = request.path_params["game_id"]
+    store: Store = request.app.state.store
+    exists, host_token = await asyncio.to_thread(store.host_token, game_id)
+    if not exists:
+        raise ProtocolError("unknown-game", "no game with that id")
+    _require_host(request, host_token)
+    if not _rooms(request).forget(game_id):
+        raise ProtocolError("unknown-game", "no game with that id")
+    return JSONResponse({"deleted": True})
+
+
+# ---------------------------------------------------------------- errors
+
+async def protocol_error(request: Request, error: Exception) -> Response:
+    assert isinstance(error, ProtocolError)
+    return _error(HTTP_STATUS.get(error.code, 400), error.code, error.message, error.retry_after)
+
+
+async def storage_error(request: Request, error: Exception) -> Response:
+    log.warning("%s", error)
+    return _error(503, "storage-unavailable", STORAGE_MESSAGE)
+
+
+async def damaged_game(request: Request, error: Exception) -> Response:
+    log.warning("%s", error)
+    return _error(409, "damaged-game", f"{error}; it can still be deleted")
+
+
+async def http_error(request: Request, error: Exception) -> Response:
+    assert isinstance(error, HTTPException)
+    code = {404: "not-found", 405: "method-not-allowed"}.get(error.status_code, "bad-request")
+    return _error(error.status_code, code, str(error.detail))
+
+
+async def unexpected_error(request: Request, error: Exception) -> Response:
+    log.error("unexpected error in %s %s", request.method, request.url.path, exc_info=error)
+    return _error(500, "internal-error", "something went wrong on the server; nothing was changed")
+
+
+# ---------------------------------------------------------------- the WebSocket
+
+async def _handle(room: Room, websocket: WebSocket, request: Message) -> None:
+    """Carry out one checked request for this connection."""
+    control = room.control_of(websocket)
+    if isinstance(request, Roll):
+        await room.human_roll(control)
+    elif isinstance(request, Move):
+        await room.human_move(request.plane, control)
+    elif isinstance(request, Speed):
+        await room.set_speed(control, request.speed)
+    elif isinstance(request, Sync):
+        await websocket.send_json({"type": "snapshot", "game": room.snapshot()})
+    elif isinstance(request, Hello):
+        control = room.authenticate(request.token)
+        await room.attach(websocket, control)
+        await websocket.send_json({"type": "welcome", "role": control.role, "colours": sorted(control.colours)})
+    elif isinstance(request, Join):
+        token = await room.join(websocket, request.colour, request.name, _address(websocket))
+        await websocket.send_json({"type": "joined", "colour": request.colour, "token": token})
+    elif isinstance(request, SetSeat):
+        await room.set_seat(control, request.colour, request.kind, request.bot)
+    elif isinstance(request, Start):
+        await room.start(control)
+    elif isinstance(request, Kick):
+        await room.set_seat(control, request.colour, "open", None)
+    elif isinstance(request, Chat):
+        await room.say(control, text=request.text)
+    elif isinstance(request, React):
+        await room.say(control, emoji=request.emoji)
+
+
+async def game_socket(websocket: WebSocket) -> None:
+    settings = _settings(websocket)
+    limits = settings.limits
+    await websocket.accept()
+    try:
+        room = await _rooms(websocket).get(websocket.path_params["game_id"])
+    except (ProtocolError, DamagedGame, StoreError) as error:
+        refusal = error if isinstance(error, ProtocolError) else ProtocolError(
+            "damaged-game" if isinstance(error, DamagedGame) else "storage-unavailable", str(error))
+        await websocket.send_json(refusal.to_json())
+        await websocket.close(code=4404 if refusal.code == "unknown-game" else 1011)
+        return
+    limit = TokenBucket(time.monotonic(), limits.message_rate, limits.message_burst)
+    # On a server only this machine can reach, whoever opens the page is the host.
+    await room.attach(websocket, Control(host=settings.local), first=True)
+    try:
+        await websocket.send_json({"type": "snapshot", "game": room.snapshot()})
+        room.wake_bots()
+        while True:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            if not limit.allow(time.monotonic()):
+                if limit.refused > limits.flood_refusals:
+                    await websocket.close(code=1008)
                     break
-                if not limit.allow(time.monotonic()):
-                    if limit.flooding:
-                        await websocket.close(code=1008)
-                        break
-                    if limit.refused % 20 == 1:  # say so now and then, not once per message
-                        await websocket.send_json(ProtocolError(
-                            "rate-limited", "too many messages: slow down").to_json())
-                    continue
-                text = message.get("text")
-                if text is None:
-                    text = (message.get("bytes") or b"")[:MAX_MESSAGE_BYTES + 1].decode(
-                        "utf-8", "replace")
-                try:
-                    request = parse_message(text)
-                    await room.heard_from(control)
-                    updated = await handle(room, websocket, control, request)
-                    if updated != control:
-                        control = updated
-                        await room.attach(websocket, control)
-                except ProtocolError as error:
-                    await websocket.send_json(error.to_json())
-        except WebSocketDisconnect:
-            pass
-        finally:
-            await room.detach(websocket)
+                if limit.refused % 20 == 1:  # say so now and then, not once per message
+                    await websocket.send_json(ProtocolError(
+                        "rate-limited", "too many messages: slow down", limit.wait()).to_json())
+                continue
+            text = message.get("text")
+            if text is None:
+                text = (message.get("bytes") or b"")[:MAX_MESSAGE_BYTES + 1].decode("utf-8", "replace")
+            try:
+                request = parse_message(text)
+                await room.heard_from(room.control_of(websocket))
+                await _handle(room, websocket, request)
+            except ProtocolError as error:
+                await websocket.send_json(error.to_json())
+            except StoreError as error:
+                log.warning("room %s: %s", room.id, error)
+                await websocket.send_json(ProtocolError("storage-unavailable", STORAGE_MESSAGE).to_json())
+    except WebSocketDisconnect:
+        pass
+    finally:
+        await room.detach(websocket)
 
-    routes = [
-        Route("/", index),
-        Route("/api/meta", guarded(get_meta)),
-        Route("/api/games", guarded(list_games), methods=["GET"]),
-        Route("/api/games", guarded(create_game), methods=["POST"]),
-        Route("/api/games/{game_id}", guarded(get_game), methods=["GET"]),
-        Route("/api/games/{game_id}", guarded(delete_game), methods=["DELETE"]),
-        Route("/api/games/{game_id}/record", guarded(get_record)),
-        Route("/api/games/{game_id}/invite.svg", guarded(invite_qr)),
-        Route("/api/rooms", guarded(lobby)),
-        Route("/api/games/{game_id}/replay", guarded(get_replay)),
-        Route("/api/games/{game_id}/rematch", guarded(rematch), methods=["POST"]),
-        Route("/api/records", guarded(import_record), methods=["POST"]),
-        WebSocketRoute("/ws/{game_id}", game_socket),
-        Mount("/static", StaticFiles(directory=WEB), name="static"),
-    ]
-    app = Starlette(routes=routes)
-    app.state.rooms = rooms
+
+# ---------------------------------------------------------------- the app
+
+@contextlib.asynccontextmanager
+async def lifespan(app: Starlette) -> AsyncIterator[None]:
+    """Drop rooms nobody watches from memory every few seconds while the server runs."""
+    async def sweep() -> None:
+        while True:
+            await asyncio.sleep(SWEEP_SECONDS)
+            app.state.rooms.sweep(time.monotonic())
+    task = asyncio.create_task(sweep())
+    try:
+        yield
+    finally:
+        task.cancel()
+
+
+ROUTES = [
+    Route("/", index),
+    Route("/api/meta", get_meta),
+    Route("/api/games", list_games, methods=["GET"]),
+    Route("/api/games", create_game, methods=["POST"]),
+    Route("/api/games/{game_id}", get_game, methods=["GET"]),
+    Route("/api/games/{game_id}", delete_game, methods=["DELETE"]),
+    Route("/api/games/{game_id}/record", get_record),
+    Route("/api/games/{game_id}/invite.svg", invite_qr),
+    Route("/api/rooms", lobby),
+    Route("/api/games/{game_id}/replay", get_replay),
+    Route("/api/games/{game_id}/rematch", rematch, methods=["POST"]),
+    Route("/api/records", import_record, methods=["POST"]),
+    WebSocketRoute("/ws/{game_id}", game_socket),
+    Mount("/static", StaticFiles(directory=WEB), name="static"),
+]
+
+
+def create_app(store: Store, *, dice: Callable[[], random.Random] = random.SystemRandom,
+               limits: Limits | None = None, local: bool = True,
+               grace_seconds: float = GRACE_SECONDS, invite_base: str | None = None,
+               hosts: HostPolicy | None = None) -> Starlette:
+    """The app over one store.
+
+    `dice` makes each room's die: the operating system's generator by default; tests
+    pass seeded ones. `hosts`: the names the server answers to (loopback names by
+    default). `limits`: rates and sizes (tests lift the rates to script fast games)."""
+    limits = limits or Limits()
+    settings = Settings(local, invite_base, limits)
+    app = Starlette(
+        routes=ROUTES, lifespan=lifespan,
+        middleware=[Middleware(Guard, hosts=hosts or HostPolicy.of(LOOPBACK_NAMES),
+                               max_body=max(limits.record_bytes, limits.json_body_bytes))],
+        exception_handlers={ProtocolError: protocol_error, StoreError: storage_error,
+                            DamagedGame: damaged_game, HTTPException: http_error,
+                            Exception: unexpected_error})
+    app.state.store = store
+    app.state.settings = settings
+    app.state.rooms = Rooms(store, dice, grace_seconds, limits)
+    app.state.creations = KeyedBuckets(limits.create_rate, limits.create_burst, limits.address_keys)
+    app.state.meta = _meta()
     return app

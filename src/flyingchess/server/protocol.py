@@ -12,25 +12,38 @@ from typing import Any, Final, Mapping
 
 from ..board import COLOURS, PLANES_PER_COLOUR
 from ..bots import BOTS
+from ..game import GameSetupError, validate_players
+from ..rules import Rules, RulesError
 
 MAX_MESSAGE_BYTES: Final = 4096
+"""The largest WebSocket message; a larger frame closes the connection (1009)."""
 SPEEDS: Final = ("slow", "normal", "fast", "instant")
-RATE_PER_SECOND: Final = 30.0
-RATE_BURST: Final = 60.0
-FLOOD_LIMIT: Final = 300
-"""Messages refused for rate before the connection is closed as a flood."""
+MAX_TIMER: Final = 600
 
 
 class ProtocolError(Exception):
-    """A request refused before it changed anything; `code` names the kind of refusal."""
+    """A request refused before it changed anything; `code` names the kind of refusal
+    and `retry_after` (seconds) says when a rate-limited request may be tried again."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.retry_after = retry_after
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": "error", "code": self.code, "message": self.message}
+        out: dict[str, Any] = {"type": "error", "code": self.code, "message": self.message}
+        if self.retry_after is not None:
+            out["retry_after"] = round(self.retry_after, 1)
+        return out
+
+
+HTTP_STATUS: Final = {
+    "bad-request": 400, "bad-record": 400, "bad-host": 400, "not-host": 403, "bad-token": 403,
+    "bad-origin": 403, "unknown-game": 404, "damaged-game": 409, "too-large": 413,
+    "bad-content-type": 415, "rate-limited": 429, "server-busy": 503, "storage-unavailable": 503,
+}
+"""The HTTP status of each error code an HTTP request can get (anything else: 400)."""
 
 
 @dataclass(frozen=True)
@@ -222,6 +235,35 @@ def parse_message(text: str | bytes) -> Message:
     return parser(data)
 
 
+@dataclass(frozen=True)
+class NewGame:
+    """A checked request for a new game: what `POST /api/games` and an import both need."""
+
+    rules: Rules
+    players: tuple[str, ...]
+    seats: dict[str, dict[str, str]]
+    timer: int
+
+
+def parse_timer(value: Any) -> int:
+    """The turn timer in whole seconds, 0 (no timer) to MAX_TIMER."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TIMER:
+        raise ProtocolError("bad-request", f"timer must be a whole number of seconds, 0..{MAX_TIMER}")
+    return value
+
+
+def parse_new_game(body: Any) -> NewGame:
+    """`POST /api/games`: {"players", "seats", "rules", "timer"}, each optional."""
+    if not isinstance(body, dict):
+        raise ProtocolError("bad-request", "expected a JSON object")
+    try:
+        rules = Rules.from_json(body.get("rules", "classic"))
+        players = validate_players(body.get("players", ["red", "blue"]))
+    except (RulesError, GameSetupError) as error:
+        raise ProtocolError("bad-request", str(error)) from None
+    return NewGame(rules, players, parse_seats(players, body.get("seats")), parse_timer(body.get("timer", 0)))
+
+
 def parse_seats(players: tuple[str, ...], seats: Any) -> dict[str, dict[str, str]]:
     """Seats for a new game: each colour human, or a registered bot."""
     if seats is None:
@@ -245,43 +287,3 @@ def parse_seats(players: tuple[str, ...], seats: Any) -> dict[str, dict[str, str
         raise ProtocolError("bad-request", f"seat {str(unknown[0])[:20]!r} is not a playing colour"
                             if unknown[0] in COLOURS else "seats name an unknown colour")
     return out
-
-
-class RateLimit:
-    """A token bucket per connection: a burst of RATE_BURST messages, then RATE_PER_SECOND.
-
-    `allow` says whether a message may be handled; `flooding` whether the sender has
-    ignored so many refusals that the connection should be closed."""
-
-    def __init__(self, now: float, rate: float = RATE_PER_SECOND, burst: float = RATE_BURST) -> None:
-        self.rate = rate
-        self.burst = burst
-        self.tokens = burst
-        self.last = now
-        self.refused = 0
-
-    def allow(self, now: float) -> bool:
-        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
-        self.last = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        self.refused += 1
-        return False
-
-    @property
-    def flooding(self) -> bool:
-        return self.refused > FLOOD_LIMIT
-
-
-def same_origin(origin: str | None, host: str | None) -> bool:
-    """Whether a WebSocket's Origin header names the host it connected to.
-
-    Browsers always send Origin; a page on another site must not drive a game here.
-    Clients that send no Origin (scripts, tests) are not browsers and are let in."""
-    if origin is None:
-        return True
-    if origin == "null" or host is None:
-        return False
-    from urllib.parse import urlsplit
-    return urlsplit(origin).netloc.lower() == host.lower()

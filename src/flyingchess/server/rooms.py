@@ -1,9 +1,11 @@
 """Rooms: one game each, with its seats, the pages watching it, and its bots.
 
-A room is the server's authority over one game. Every request goes through the engine,
-every change is committed to the store before it is broadcast, and bots play their
-seats by themselves while anyone is watching. Rooms are loaded from the store on first
-use, so a restarted server carries on exactly where the last one stopped.
+A room is the server's authority over one game. Every request goes through the engine;
+every change is computed first, written to the store, and only then adopted in memory
+and broadcast, so a failed write changes nothing anywhere. Bots play their seats by
+themselves while anyone is watching. Rooms are loaded from the store on first use (in a
+worker thread) and dropped from memory when nobody watches, so a restarted server
+carries on exactly where the last one stopped and idle games cost no memory.
 """
 
 from __future__ import annotations
@@ -12,29 +14,38 @@ import asyncio
 import hashlib
 import hmac
 import json
+import logging
 import random
 import secrets
 import time
 import zlib
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Final, Protocol
 
-from ..bots import Bot, make_bot
-from ..events import Captured, Event, Flew, Jumped, Bounced
-from ..game import IllegalMoveError, State, apply, carried_planes, legal_moves, new_game, roll
-from ..record import Record, canonical_state, parse_action, rules_to_json
-from ..rules import Rules
-from .protocol import ProtocolError, parse_seats
-from .store import Store, StoredGame
+from ..bots import BOTS, Bot, make_bot
+from ..events import Bounced, Captured, Event, Flew, Jumped
+from ..game import (GameSetupError, IllegalMoveError, State, apply, carried_planes, legal_moves,
+                    roll, validate_players)
+from ..record import (ActionError, Record, canonical_state, parse_action, replay_actions,
+                      rules_to_json)
+from ..rules import Rules, RulesError
+from .limits import KeyedBuckets, Limits
+from .protocol import ProtocolError, parse_seats, parse_timer
+from .store import DamagedGame, Store, StoredGame, StoreError
 
 BOT_DELAY: Final = {"slow": 1.2, "normal": 0.6, "fast": 0.25, "instant": 0.0}
 """Seconds a bot waits before each roll, by the room's speed."""
 GRACE_SECONDS: Final = 30.0
 """How long a seat whose player left waits before the autopilot plays it."""
 AUTOPILOT_BOT: Final = "heuristic"
-CHAT_KEPT: Final = 30
+CHAT_SHOWN: Final = 30
 """Chat lines a snapshot carries, so a page that reloads sees the conversation."""
 PLAYED_BY_PEOPLE: Final = ("human", "player")
+STORE_RETRY_SECONDS: Final = 2.0
+"""How long bots wait to try again after the store failed to take their move."""
+
+log = logging.getLogger("flyingchess.server")
 
 
 class Watcher(Protocol):
@@ -91,9 +102,38 @@ class Control:
         return "host" if self.host else "player" if self.colours else "spectator"
 
 
+SPECTATOR: Final = Control()
+
+
+def rebuild(stored: StoredGame) -> State:
+    """The state a stored game is in, checked field by field: DamagedGame when any part
+    of it (rules, players, seats, timer, actions) would not be accepted from a page."""
+    try:
+        rules = Rules.from_json(stored.rules)
+        players = validate_players(stored.players)
+        if set(stored.seats) != set(players):
+            raise ValueError("its seats do not match its players")
+        for seat in stored.seats.values():
+            if not isinstance(seat, dict) or seat.get("kind") not in ("human", "bot", "open", "player"):
+                raise ValueError("a seat has no valid kind")
+        parse_timer(stored.extra.get("timer", 0))
+        if stored.speed not in BOT_DELAY:
+            raise ValueError(f"unknown speed {stored.speed!r}")
+        state = replay_actions(players, rules, stored.actions)
+        if stored.pending_roll is not None and not state.over:
+            state, _ = roll(state, stored.pending_roll)
+    except (RulesError, GameSetupError, ActionError, IllegalMoveError, ProtocolError, ValueError,
+            TypeError, AttributeError) as error:
+        raise DamagedGame(f"game {stored.id} cannot be loaded: {error}") from None
+    return state
+
+
 class Room:
-    def __init__(self, store: Store, stored: StoredGame, dice: random.Random) -> None:
+    def __init__(self, store: Store, stored: StoredGame, state: State, dice: random.Random,
+                 limits: Limits = Limits(), grace: float = GRACE_SECONDS) -> None:
+        """A room over a stored game whose `state` the caller has rebuilt (`rebuild`)."""
         self.store = store
+        self.limits = limits
         self.id = stored.id
         self.created = stored.created
         self.updated = stored.updated
@@ -105,27 +145,29 @@ class Room:
         self.extra = stored.extra
         self.speed = stored.speed
         self.actions: list[tuple[int, int | None]] = list(stored.actions)
-        state = new_game(self.players, self.rules)
-        for value, plane in self.actions:
-            state, _ = roll(state, value)
-            state, _ = apply(state, plane)
-        if stored.pending_roll is not None and not state.over:
-            state, _ = roll(state, stored.pending_roll)
         self.state = state
         self.dice = dice
         self.bots: dict[str, Bot] = {}
         self.watchers: dict[Watcher, Control] = {}
         self.timer = int(stored.extra.get("timer", 0) or 0)
         """Seconds a person may take for a turn before the autopilot moves (0: no limit)."""
-        self.grace = GRACE_SECONDS
+        self.grace = grace
         self.absent_since: dict[str, float] = {}
         self.autopilot: set[str] = set()
         self.turn_started = time.monotonic()
+        self.last_seen = time.monotonic()
+        """When a page last watched the room (rooms nobody watches leave memory)."""
         self.watchdog: asyncio.Task[None] | None = None
-        self.recent_chat: list[dict[str, Any]] = [
-            dict(line, at=iso_time(line["at"])) for line in store.chat(stored.id, CHAT_KEPT)]
+        self.recent_chat: list[dict[str, Any]] = []
         self.lock = asyncio.Lock()
         self.bot_task: asyncio.Task[None] | None = None
+        self.joins = KeyedBuckets(limits.join_rate, limits.join_burst, capacity=1_000)
+        self.chat_lines = KeyedBuckets(limits.chat_rate, limits.chat_burst, capacity=16)
+        self.reactions = KeyedBuckets(limits.react_rate, limits.react_burst, capacity=16)
+
+    def load_chat(self) -> None:
+        self.recent_chat = [dict(line, at=iso_time(line["at"]))
+                            for line in self.store.chat(self.id, CHAT_SHOWN)]
 
     # ---------------------------------------------------------------- views
 
@@ -154,6 +196,15 @@ class Room:
             return True
         return kind in PLAYED_BY_PEOPLE and any(self.controls(c, colour) for c in self.watchers.values())
 
+    def control_of(self, watcher: Watcher) -> Control:
+        """What this connection may do now (a revoked seat has already been taken away)."""
+        return self.watchers.get(watcher, SPECTATOR)
+
+    def evictable(self) -> bool:
+        """Nobody watches and no change is under way: the room may leave memory (all of
+        it is stored). Its bot and clock tasks stop by themselves without watchers."""
+        return not self.watchers and not self.lock.locked()
+
     # ---------------------------------------------------------------- presence
 
     async def attach(self, watcher: Watcher, control: Control, first: bool = False) -> None:
@@ -161,13 +212,14 @@ class Room:
         see its seats connect; on its `first` attach the page itself gets a snapshot next."""
         before = {c for c in self.seats if self.is_connected(c)}
         self.watchers[watcher] = control
+        self.last_seen = time.monotonic()
         await self.heard_from(control)
         if {c for c in self.seats if self.is_connected(c)} != before:
             await self._broadcast([], skip=watcher if first else None)
 
     async def detach(self, watcher: Watcher) -> None:
         self.watchers.pop(watcher, None)
-        now = time.monotonic()
+        now = self.last_seen = time.monotonic()
         for colour, seat in self.seats.items():
             if seat["kind"] in PLAYED_BY_PEOPLE and not self.is_connected(colour):
                 self.absent_since.setdefault(colour, now)
@@ -256,33 +308,55 @@ class Room:
             record.add(value, plane)
         return record
 
-    def replay(self) -> dict[str, Any]:
-        state = new_game(self.players, self.rules)
-        initial = canonical_state(state)
+    def replay_steps(self, first: int, count: int) -> dict[str, Any]:
+        """Steps `first`..`first + count - 1` of the game for the replay viewer, with the
+        state before the first of them. Pure work over a copy of the action list: callers
+        run it in a worker thread, so a long game never holds up other rooms."""
+        actions = self.actions[:]
+        first = min(first, len(actions))
+        state = replay_actions(self.players, self.rules, actions[:first])
+        before = canonical_state(state)
         steps = []
-        for value, plane in self.actions:
+        for value, plane in actions[first:first + count]:
             state, events = roll(state, value)
             state, more = apply(state, plane)
             steps.append({"roll": value, "plane": plane,
                           "events": [e.to_json() for e in events + more],
                           "state": canonical_state(state)})
-        return {"game": self.snapshot(), "initial": initial, "steps": steps}
+        end = first + len(steps)
+        return {"initial": before, "from": first, "steps": steps, "total": len(actions),
+                "next": end if end < len(actions) else None}
 
     # ---------------------------------------------------------------- changes
 
-    async def join(self, colour: str, name: str) -> tuple[str, Control]:
+    def _write_seats(self, seats: dict[str, dict[str, str]], started: bool) -> None:
+        """Store new seats, then adopt them (a failed write leaves the old ones)."""
+        self.store.set_seats(self.id, seats, started)
+        self.seats = seats
+        self.started = started
+
+    async def join(self, watcher: Watcher, colour: str, name: str, address: str) -> str:
         """Take an open seat: returns the new secret token (shown to that page only)."""
         async with self.lock:
             if colour not in self.seats:
                 raise ProtocolError("bad-message", f"{colour} does not play in this game")
             if self.seats[colour]["kind"] != "open":
                 raise ProtocolError("seat-taken", f"the {colour} seat is not free")
+            held = self.control_of(watcher)
+            if any(self.controls(held, c) for c in held.colours):
+                raise ProtocolError("already-seated", "this page already plays a seat here")
+            wait = self.joins.allow(address, time.monotonic())
+            if wait:
+                raise ProtocolError("rate-limited", "too many seats taken from your address in this"
+                                    f" room: try again in {wait:.0f} s", retry_after=wait)
             token = secrets.token_urlsafe(24)
-            self.seats[colour] = {"kind": "player", "name": name, "token": token_hash(token)}
-            self.store.set_seats(self.id, self.seats, self.started)
+            digest = token_hash(token)
+            seat = {"kind": "player", "name": name, "token": digest}
+            self._write_seats({**self.seats, colour: seat}, self.started)
+            self.watchers[watcher] = Control(colours=frozenset({colour}), token=digest)
             await self._broadcast([])
         self.wake_bots()
-        return token, Control(colours=frozenset({colour}), token=token_hash(token))
+        return token
 
     async def set_seat(self, control: Control, colour: str, kind: str, bot: str | None) -> None:
         """The host gives a seat to a bot, to its own device, or opens it (removing a player)."""
@@ -291,12 +365,20 @@ class Room:
                 raise ProtocolError("not-host", "only the host may change seats")
             if colour not in self.seats:
                 raise ProtocolError("bad-message", f"{colour} does not play in this game")
-            self.seats[colour] = {"kind": kind, "bot": bot or "heuristic"} if kind == "bot" else {"kind": kind}
+            seat = {"kind": kind, "bot": bot or AUTOPILOT_BOT} if kind == "bot" else {"kind": kind}
+            self._write_seats({**self.seats, colour: seat}, self.started)
             self.autopilot.discard(colour)
             self.absent_since.pop(colour, None)
-            self.store.set_seats(self.id, self.seats, self.started)
+            await self._revoke_lost_seats()
             await self._broadcast([])
         self.wake_bots()
+
+    async def _revoke_lost_seats(self) -> None:
+        """Connections whose seat was given away become spectators at once, and are told."""
+        for watcher, control in list(self.watchers.items()):
+            if control.colours and not any(self.controls(control, c) for c in control.colours):
+                self.watchers[watcher] = SPECTATOR
+                await self._send(watcher, {"type": "seat-lost", "colours": sorted(control.colours)})
 
     async def start(self, control: Control) -> None:
         """The host starts a gathered game; seats still open go to the heuristic bot."""
@@ -305,12 +387,10 @@ class Room:
                 raise ProtocolError("not-host", "only the host starts the game")
             if self.started:
                 raise ProtocolError("wrong-phase", "the game has already started")
-            for colour, seat in self.seats.items():
-                if seat["kind"] == "open":
-                    self.seats[colour] = {"kind": "bot", "bot": AUTOPILOT_BOT}
-            self.started = True
+            seats = {colour: {"kind": "bot", "bot": AUTOPILOT_BOT} if seat["kind"] == "open" else seat
+                     for colour, seat in self.seats.items()}
+            self._write_seats(seats, True)
             self.turn_started = time.monotonic()
-            self.store.set_seats(self.id, self.seats, self.started)
             await self._broadcast([])
         self.wake_bots()
 
@@ -318,17 +398,30 @@ class Room:
         """Tell every page in the room where the rematch is, so guests can follow."""
         await self._send_all({"type": "rematch", "id": new_id})
 
+    def _speaker(self, control: Control) -> tuple[str | None, str]:
+        """(colour, name) of whoever may speak with this control now: the host, or a
+        player whose token still holds its seat; anyone else is refused."""
+        if control.host:
+            return None, "host"
+        colour = next((c for c in sorted(control.colours) if self.controls(control, c)), None)
+        if colour is None:
+            raise ProtocolError("not-your-seat", "only players may chat")
+        return colour, self.seats[colour].get("name", colour)
+
     async def say(self, control: Control, text: str | None = None, emoji: str | None = None) -> None:
         """Chat or a reaction, from the host or a player, to everyone in the room."""
-        if control.role == "spectator":
-            raise ProtocolError("not-your-seat", "only players may chat")
-        colour = next(iter(control.colours), None)
-        name = self.seats[colour].get("name", colour) if colour else "host"
+        colour, name = self._speaker(control)
+        buckets = self.chat_lines if text is not None else self.reactions
+        wait = buckets.allow(colour or "host", time.monotonic())
+        if wait:
+            what = "chat lines" if text is not None else "reactions"
+            raise ProtocolError("rate-limited", f"too many {what}: wait {wait:.0f} s", retry_after=wait)
         if text is not None:
             now = time.time()
-            self.store.add_chat(self.id, now, colour, name, text)
+            self.store.add_chat(self.id, now, colour, name, text, keep=self.limits.chat_history)
             message = {"type": "chat", "colour": colour, "name": name, "text": text, "at": iso_time(now)}
-            self.recent_chat = (self.recent_chat + [{k: v for k, v in message.items() if k != "type"}])[-CHAT_KEPT:]
+            line = {k: v for k, v in message.items() if k != "type"}
+            self.recent_chat = (self.recent_chat + [line])[-CHAT_SHOWN:]
         else:
             message = {"type": "react", "colour": colour, "name": name, "emoji": emoji}
         await self._send_all(message)
@@ -363,8 +456,8 @@ class Room:
         async with self.lock:
             if not control.host:
                 raise ProtocolError("not-host", "only the host sets the pace of the bots")
-            self.speed = speed
             self.store.set_speed(self.id, speed)
+            self.speed = speed
             await self._broadcast([])
         self.wake_bots()
 
@@ -404,18 +497,21 @@ class Room:
     async def _send_all(self, message: dict[str, Any], skip: Watcher | None = None) -> None:
         text = json.dumps(message, separators=(",", ":"), ensure_ascii=False)  # once for all
         for watcher in list(self.watchers):
-            if watcher is skip:
-                continue
-            try:
-                await watcher.send_text(text)
-            except Exception:  # a page that went away: forget it, never stop the game
-                self.watchers.pop(watcher, None)
+            if watcher is not skip:
+                await self._send(watcher, text)
+
+    async def _send(self, watcher: Watcher, message: str | dict[str, Any]) -> None:
+        text = message if isinstance(message, str) else json.dumps(message, ensure_ascii=False)
+        try:
+            await watcher.send_text(text)
+        except Exception:  # a page that went away: forget it, never stop the game
+            self.watchers.pop(watcher, None)
 
     # ---------------------------------------------------------------- bots
 
     def _bot_for(self, colour: str) -> Bot:
         seat = self.seats[colour]
-        name = seat["bot"] if seat["kind"] == "bot" else AUTOPILOT_BOT
+        name = seat["bot"] if seat["kind"] == "bot" and seat.get("bot") in BOTS else AUTOPILOT_BOT
         key = f"{colour}:{name}"
         if key not in self.bots:
             seed = zlib.crc32(f"{self.id}:{colour}".encode())
@@ -428,8 +524,10 @@ class Room:
         loop = asyncio.get_running_loop()
         if self.bot_task is None or self.bot_task.done():
             self.bot_task = loop.create_task(self._run_bots())
+            self.bot_task.add_done_callback(_log_failure)
         if self.watchdog is None or self.watchdog.done():
             self.watchdog = loop.create_task(self._watch_clock())
+            self.watchdog.add_done_callback(_log_failure)
 
     def _bot_to_move(self) -> bool:
         colour = self.state.colour
@@ -452,67 +550,146 @@ class Room:
                     rolled, events = roll(rolled, self.dice.randint(1, 6))
                 assert rolled.roll is not None
                 plane = self._bot_for(colour).choose(rolled)
-                events += self._commit(rolled, rolled.roll, plane)
+                try:
+                    events += self._commit(rolled, rolled.roll, plane)
+                except StoreError as error:
+                    # nothing changed and nobody saw the roll: say so, then try again
+                    log.warning("room %s: %s", self.id, error)
+                    await self._send_all(ProtocolError("storage-unavailable", STORAGE_MESSAGE).to_json())
+                    await asyncio.sleep(STORE_RETRY_SECONDS)
+                    continue
                 await self._broadcast(events)
 
 
-class Rooms:
-    """Every room, loaded from the store when first asked for."""
+STORAGE_MESSAGE: Final = "the server cannot save games right now; nothing was changed: try again soon"
 
-    def __init__(self, store: Store, dice_factory: Callable[[], random.Random] = random.Random,
-                 grace: float = GRACE_SECONDS) -> None:
+
+def _log_failure(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("a room task failed", exc_info=task.exception())
+
+
+class Rooms:
+    """The rooms in memory: loaded from the store when first asked for (in a worker
+    thread, once however many ask at the same moment), dropped when nobody watches."""
+
+    def __init__(self, store: Store, dice_factory: Callable[[], random.Random] = random.SystemRandom,
+                 grace: float = GRACE_SECONDS, limits: Limits = Limits()) -> None:
         self.store = store
         self.dice_factory = dice_factory
         self.grace = grace
-        self.rooms: dict[str, Room] = {}
+        self.limits = limits
+        self.rooms: OrderedDict[str, Room] = OrderedDict()
+        self.loading: dict[str, asyncio.Future[Room]] = {}
 
-    def get(self, game_id: str) -> Room:
+    async def get(self, game_id: str) -> Room:
         room = self.rooms.get(game_id)
-        if room is None:
-            stored = self.store.load(game_id) if _plausible_id(game_id) else None
-            if stored is None:
-                raise ProtocolError("unknown-game", "no game with that id")
-            room = self.rooms[game_id] = Room(self.store, stored, self.dice_factory())
-            room.grace = self.grace
+        if room is not None:
+            self.rooms.move_to_end(game_id)
+            return room
+        if not _plausible_id(game_id):
+            raise ProtocolError("unknown-game", "no game with that id")
+        pending = self.loading.get(game_id)
+        if pending is None:
+            pending = self.loading[game_id] = asyncio.ensure_future(self._load(game_id))
+            pending.add_done_callback(lambda _: self.loading.pop(game_id, None))
+        return await asyncio.shield(pending)
+
+    async def _load(self, game_id: str) -> Room:
+        def read() -> tuple[StoredGame, State] | None:
+            stored = self.store.load(game_id)
+            return None if stored is None else (stored, rebuild(stored))
+        found = await asyncio.to_thread(read)
+        if found is None:
+            raise ProtocolError("unknown-game", "no game with that id")
+        room = self._room(*found)
+        await asyncio.to_thread(room.load_chat)
+        return self._keep(room)
+
+    def _room(self, stored: StoredGame, state: State) -> Room:
+        return Room(self.store, stored, state, self.dice_factory(), self.limits, self.grace)
+
+    def _keep(self, room: Room) -> Room:
+        """Hold a room in memory (unless another request loaded it meanwhile)."""
+        if room.id in self.rooms:
+            return self.rooms[room.id]
+        self._make_space()
+        self.rooms[room.id] = room
         return room
 
-    def create(self, rules: Rules, players: tuple[str, ...], seats: Any,
-               actions: list[tuple[int, int | None]] | None = None,
-               extra: dict[str, Any] | None = None) -> tuple[Room, str]:
-        """A new stored game, and the host's secret token (handed to its creator once)."""
-        checked = parse_seats(players, seats)
-        actions = actions or []
-        state = new_game(players, rules)
-        for value, plane in actions:
-            state, _ = roll(state, value)
-            state, _ = apply(state, plane)
-        game_id = secrets.token_urlsafe(9)
-        host_token = secrets.token_urlsafe(24)
-        gathering = any(seat["kind"] == "open" for seat in checked.values())
-        self.store.create(game_id, rules.to_json(), list(players), checked, extra or {}, actions,
-                          state.over, state.winner, list(state.ranking), token_hash(host_token),
-                          started=not gathering)
-        return self.get(game_id), host_token
+    def _make_space(self) -> None:
+        """Below the cap on rooms in memory, dropping rooms nobody watches; `server-busy`
+        when every room is watched."""
+        if len(self.rooms) < self.limits.rooms_in_memory:
+            return
+        for old_id in [i for i, r in self.rooms.items() if r.evictable()]:
+            del self.rooms[old_id]
+            if len(self.rooms) < self.limits.rooms_in_memory:
+                return
+        raise ProtocolError("server-busy", "the server is full: try again later")
 
-    def import_record(self, record: Record) -> tuple[Room, str]:
-        """A loaded record becomes a stored game that continues from its end."""
-        actions = []
-        for index, action in enumerate(record.actions):
-            actions.append(parse_action(index, action))
-        list(record.replay())  # raises ActionError for an illegal action
-        seats = record.extra.get("seats")
-        try:
-            checked = parse_seats(record.players, seats)
-        except ProtocolError:
-            checked = parse_seats(record.players, None)
-        extra = {k: v for k, v in record.extra.items() if k not in ("seats", "id")}
-        return self.create(record.rules, record.players, checked, actions, extra)
+    def sweep(self, now: float) -> int:
+        """Drop rooms nobody has watched for a while; returns how many were dropped."""
+        idle = [game_id for game_id, room in self.rooms.items()
+                if room.evictable() and now - room.last_seen >= self.limits.room_idle_seconds]
+        for game_id in idle:
+            del self.rooms[game_id]
+        return len(idle)
+
+    async def create(self, rules: Rules, players: tuple[str, ...], seats: dict[str, dict[str, str]],
+                     extra: dict[str, Any] | None = None,
+                     actions: list[tuple[int, int | None]] | None = None,
+                     state: State | None = None) -> tuple[Room, str]:
+        """A new stored game from checked parts, and the host's secret token (handed to its
+        creator once). The room is built before anything is written, and kept only after
+        the write succeeded. `state` is the state after `actions`, when the caller has it."""
+        actions = actions or []
+        if state is None:
+            state = replay_actions(players, rules, actions)
+        host_token = secrets.token_urlsafe(24)
+        now = time.time()
+        started = not any(seat["kind"] == "open" for seat in seats.values())
+        stored = StoredGame(secrets.token_urlsafe(9), now, now, rules.to_json(), list(players), seats,
+                            dict(extra or {}), None, "normal", state.over, state.winner,
+                            list(state.ranking), actions, token_hash(host_token), started)
+        room = self._room(stored, state)
+        self._make_space()  # before the write: a refused game must not be stored
+        await asyncio.to_thread(
+            self.store.create, stored.id, stored.rules, stored.players, seats, stored.extra, actions,
+            state.over, state.winner, list(state.ranking), stored.host_token, started)
+        return self._keep(room), host_token
 
     def forget(self, game_id: str) -> bool:
         room = self.rooms.pop(game_id, None)
-        if room is not None and room.bot_task is not None:
-            room.bot_task.cancel()
+        if room is not None:
+            for task in (room.bot_task, room.watchdog):
+                if task is not None:
+                    task.cancel()
         return self.store.delete(game_id) if _plausible_id(game_id) else False
+
+
+def import_parts(record: Record, limits: Limits) -> tuple[dict[str, dict[str, str]], dict[str, Any],
+                                                          list[tuple[int, int | None]], State]:
+    """A parsed record checked as strictly as a new game, then replayed once: (seats, extra,
+    actions, final state). Runs in a worker thread. Seats come from the record when they
+    are valid (a record from another tool may have none: every seat is then human)."""
+    if len(record.actions) > limits.record_actions:
+        raise ProtocolError("bad-record", f"the record has {len(record.actions)} actions; at most"
+                            f" {limits.record_actions} are accepted")
+    try:
+        timer = parse_timer(record.extra.get("timer", 0))
+    except ProtocolError as error:
+        raise ProtocolError("bad-record", f"timer: {error.message}") from None
+    actions = [parse_action(index, action) for index, action in enumerate(record.actions)]
+    state = replay_actions(record.players, record.rules, actions)
+    try:
+        seats = parse_seats(record.players, record.extra.get("seats"))
+    except ProtocolError:
+        seats = parse_seats(record.players, None)
+    extra = {k: v for k, v in record.extra.items() if k not in ("seats", "id", "timer")}
+    if timer:
+        extra["timer"] = timer
+    return seats, extra, actions, state
 
 
 def _plausible_id(game_id: str) -> bool:

@@ -1,4 +1,8 @@
-"""Start the web app: open the store, bind a port, print the address, open a browser."""
+"""Start the web app: open the store, bind a port, print the address, open a browser.
+
+`flyingchess play` on loopback is the one mode where every page is the host's own;
+`serve` and `play --lan` always ask pages for tokens (SECURITY.md has the threat model).
+"""
 
 from __future__ import annotations
 
@@ -7,12 +11,19 @@ import socket
 import sys
 import threading
 import webbrowser
+from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import platformdirs
 import uvicorn
 
 from .app import create_app
+from .connections import (ConnectionGuard, guarded_protocols, is_loopback, quiet_repeated_logs,
+                          raise_open_files_limit)
+from .guard import LOOPBACK_NAMES, HostPolicy
+from .limits import Limits
+from .protocol import MAX_MESSAGE_BYTES
 from .store import Store, StoreError
 
 
@@ -36,39 +47,105 @@ def lan_addresses() -> list[str]:
     return sorted(address for address in found if not address.startswith(("127.", "169.254.")))
 
 
-def serve(host: str, port: int, data: Path | None, open_browser: bool, network: bool = False) -> int:
-    """Run until interrupted. Returns the exit status (2 when the store or port fails)."""
-    folder = data if data is not None else default_data_dir()
+@dataclass
+class ServeOptions:
+    """How `play` or `serve` was asked to run."""
+
+    host: str = "127.0.0.1"
+    port: int = 0
+    data: Path | None = None
+    open_browser: bool = False
+    network: bool = False
+    """Pages need tokens for seats (`serve`, `play --lan`); otherwise every page is the host."""
+    allowed_hosts: list[str] = field(default_factory=list)
+    public_url: str | None = None
+    trusted_proxies: list[str] = field(default_factory=list)
+
+
+class OptionError(ValueError):
+    """An option that cannot work (printed as one line, exit status 2)."""
+
+
+def parse_public_url(url: str) -> str:
+    """`--public-url`: an http(s) address without a path, as invite links should use it."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path.strip("/") \
+            or parts.query or parts.fragment or parts.username:
+        raise OptionError(f"--public-url {url!r} must look like https://games.example.org (no path)")
+    try:
+        parts.port  # noqa: B018 - a port that is not a number raises ValueError
+    except ValueError:
+        raise OptionError(f"--public-url {url!r} has a port that is not a number") from None
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def host_policy(options: ServeOptions, lans: list[str], public_url: str | None) -> HostPolicy:
+    """The names this server answers to: loopback names always; on a network also its
+    LAN addresses, this machine's name, the address it was bound to, the public URL's
+    host and every --allowed-host."""
+    names = set(LOOPBACK_NAMES)
+    if options.network:
+        names |= set(lans)
+        hostname = socket.gethostname().lower()
+        names |= {hostname, f"{hostname}.local"}
+        if options.host not in ("0.0.0.0", "::"):
+            names.add(options.host)
+        names |= set(options.allowed_hosts)
+        if public_url:
+            names.add(urlsplit(public_url).hostname or "")
+    return HostPolicy.of(names)
+
+
+def serve(options: ServeOptions) -> int:
+    """Run until interrupted. Returns the exit status (2 when the store, port or an option fails)."""
+    try:
+        public_url = parse_public_url(options.public_url) if options.public_url else None
+    except OptionError as error:
+        print(f"flyingchess: {error}", file=sys.stderr)
+        return 2
+    folder = options.data if options.data is not None else default_data_dir()
     try:
         store = Store(folder / "games.sqlite3")
     except StoreError as error:
         print(f"flyingchess: {error}", file=sys.stderr)
         return 2
+    host = options.host
     try:
         sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-        sock.listen(128)  # connections wait in the backlog until uvicorn has started
+        sock.bind((host, options.port))
+        sock.listen(1024)  # connections wait in the backlog until uvicorn has started
     except OSError as error:
-        print(f"flyingchess: cannot listen on {host}:{port}: {error.strerror}", file=sys.stderr)
+        store.close()
+        print(f"flyingchess: cannot listen on {host}:{options.port}: {error.strerror}", file=sys.stderr)
         return 2
     bound = sock.getsockname()[1]
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     address = f"http://{shown}:{bound}/"
     print(f"flyingchess is running at {address}  (games are saved in {folder}; Ctrl+C stops)",
           flush=True)
-    invite_base = None
-    if host in ("0.0.0.0", "::"):
-        lans = lan_addresses()
-        for lan in lans:
-            print(f"  on your network: http://{lan}:{bound}/", flush=True)
-        invite_base = f"http://{lans[0]}:{bound}" if lans else None
-    local = host in ("127.0.0.1", "localhost", "::1") and not network
-    config = uvicorn.Config(create_app(store, local=local, invite_base=invite_base), log_level=os.environ.get("FLYINGCHESS_LOG", "warning"),
-                            ws="websockets-sansio", ws_per_message_deflate=False)
-    # (compressing each update once per connection costs more CPU than it saves on a LAN)
+    lans = lan_addresses() if host in ("0.0.0.0", "::") else []
+    for lan in lans:
+        print(f"  on your network: http://{lan}:{bound}/", flush=True)
+    invite_base = public_url or (f"http://{lans[0]}:{bound}" if lans else None)
+    local = host in LOOPBACK_NAMES and not options.network
+    limits = Limits()
+    trusted = set(options.trusted_proxies)
+    guard = ConnectionGuard(limits.connections_per_address, limits.header_seconds,
+                            exempt=lambda peer: is_loopback(peer) or peer in trusted)
+    http_protocol, ws_protocol = guarded_protocols(guard)
+    app = create_app(store, limits=limits, local=local, invite_base=invite_base,
+                     hosts=host_policy(options, lans, public_url))
+    config = uvicorn.Config(
+        app, log_level=os.environ.get("FLYINGCHESS_LOG", "warning"),
+        http=http_protocol, ws=ws_protocol, ws_max_size=MAX_MESSAGE_BYTES,
+        ws_per_message_deflate=False,  # compressing each update per connection costs more than it saves
+        proxy_headers=bool(trusted), forwarded_allow_ips=",".join(sorted(trusted)) or None,
+        server_header=False, timeout_keep_alive=5)
+    raise_open_files_limit()
+    quiet_repeated_logs()
     server = uvicorn.Server(config)
-    if open_browser:
+    if options.open_browser:
         threading.Timer(0.6, webbrowser.open, args=(address,)).start()
     try:
         server.run(sockets=[sock])

@@ -4,7 +4,7 @@ import { Board } from "./board.js";
 import { GameSocket, getSeatToken, saveSeatToken, dropSeatToken, keepHostToken, hostHeaders } from "./net.js";
 import { t, tNodes, lang, has, onLangChange } from "./i18n.js";
 import {
-  h, s, api, toast, errorText, colourIcon, colourChip, dieFace, setDieFace, seatLabel, botLabel,
+  h, s, api, fetchReplay, toast, errorText, colourIcon, colourChip, dieFace, setDieFace, seatLabel, botLabel,
   rulesSummary, formatEvents, medal, trophySvg, looksLocal, copyText, presenceDot, REACTIONS, PALETTE,
   eyeSvg, clockSvg, copySvg, linkSvg, svgImageUrl,
 } from "./ui.js";
@@ -182,6 +182,13 @@ export function mountGame(root, app, gameId) {
       addChat(msg, true);
     } else if (msg.type === "react") {
       floatReaction(msg);
+    } else if (msg.type === "seat-lost") {
+      // the host gave this page's seat away: its token opens nothing any more
+      dropSeatToken(gameId);
+      role = null;
+      myColours = [];
+      toast(t("seat.removed"), "error");
+      if (snap) renderPanel();
     } else if (msg.type === "rematch" && msg.id) {
       showRematchNotice(msg.id);
     } else if (msg.type === "error") {
@@ -741,7 +748,7 @@ export function mountGame(root, app, gameId) {
     historyEvents = [];
     logList.replaceChildren();
     logLines = [];
-    const res = await api("GET", `/api/games/${encodeURIComponent(gameId)}/replay`);
+    const res = await fetchReplay(gameId);
     if (destroyed || token !== historyToken || !res.ok) return;
     const steps = (res.data.steps || []).slice(0, game.actions);
     historyEvents = steps.flatMap((st) => st.events);
@@ -790,7 +797,7 @@ export function mountGame(root, app, gameId) {
   }
 
   async function rematch() {
-    const res = await api("POST", `/api/games/${encodeURIComponent(gameId)}/rematch`, undefined, hostHeaders(gameId));
+    const res = await api("POST", `/api/games/${encodeURIComponent(gameId)}/rematch`, {}, hostHeaders(gameId));
     if (!res.ok) { toast(errorText(res.error.code, res.error.message), "error"); return; }
     keepHostToken(res.data);
     app.go(`#/game/${encodeURIComponent(res.data.id)}`);

@@ -1,7 +1,7 @@
 // Home: the title, new game, the lobby of open rooms, the saved games, and loading a record file.
 import { t, tNodes, lang, onLangChange } from "./i18n.js";
 import { h, api, toast, errorText, colourIcon, colourChip, seatLabel, presetLabel, logoSvg, medal, presenceDot, eyeSvg, PALETTE } from "./ui.js";
-import { keepHostToken, getSeatToken, hostHeaders } from "./net.js";
+import { keepHostToken, getSeatToken, hostHeaders, heldGameIds } from "./net.js";
 
 const LOBBY_REFRESH_MS = 4000;
 let lobbyMissing = false;   // an older server without GET /api/rooms: ask once per page load
@@ -190,11 +190,25 @@ export function mountHome(root, app) {
     await refresh();
   }
 
+  // On a network server a page sees only the games it holds a token for; the server
+  // answers a page of games at a time.
   async function refresh() {
-    const res = await api("GET", "/api/games");
-    if (destroyed) return;
-    if (res.ok) games = res.data.games || [];
-    else { games = games || []; toast(errorText(res.error.code, res.error.message), "error"); }
+    const network = app.meta && app.meta.local === false;
+    const ids = network ? heldGameIds() : null;
+    const list = [];
+    let offset = 0;
+    for (let pages = 0; pages < 10; pages++) {
+      if (ids && !ids.length) break;
+      const query = new URLSearchParams({ limit: "200", offset: String(offset) });
+      if (ids) query.set("ids", ids.join(","));
+      const res = await api("GET", `/api/games?${query}`);
+      if (destroyed) return;
+      if (!res.ok) { toast(errorText(res.error.code, res.error.message), "error"); break; }
+      list.push(...(res.data.games || []));
+      if (res.data.next == null) break;
+      offset = res.data.next;
+    }
+    games = list;
     render();
   }
 

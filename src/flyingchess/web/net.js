@@ -48,6 +48,13 @@ export function saveName(name) {
   try { localStorage.setItem(NAME_KEY, name); } catch { /* ignore */ }
 }
 
+/** The ids of the games this browser holds a token for, newest first (a network server
+ * lists only the games a page names). */
+export function heldGameIds() {
+  const all = readTokens();
+  return Object.keys(all).sort((a, b) => (all[b].at || 0) - (all[a].at || 0));
+}
+
 /** The header that proves this browser hosts a game (network servers ask for it). */
 export function hostHeaders(gameId) {
   const entry = getSeatToken(gameId);

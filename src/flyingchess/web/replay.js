@@ -1,7 +1,7 @@
 // The replay viewer: step through a stored game action by action.
 import { Board } from "./board.js";
 import { t, onLangChange } from "./i18n.js";
-import { h, s, api, toast, errorText, colourIcon, dieFace, setDieFace, seatLabel, rulesSummary, formatEvents, PALETTE } from "./ui.js";
+import { h, s, fetchReplay, toast, errorText, colourIcon, dieFace, setDieFace, seatLabel, rulesSummary, formatEvents, PALETTE } from "./ui.js";
 
 export function mountReplay(root, app, gameId) {
   const board = new Board(app.meta.layout);
@@ -155,7 +155,7 @@ export function mountReplay(root, app, gameId) {
 
   async function load() {
     app.setAnimating(true);
-    const res = await api("GET", `/api/games/${encodeURIComponent(gameId)}/replay`);
+    const res = await fetchReplay(gameId);
     if (destroyed) return;
     if (!res.ok) {
       app.setAnimating(false);

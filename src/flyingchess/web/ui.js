@@ -38,6 +38,7 @@ export function h(tag, attrs = {}, ...children) {
     else if (key === "text") el.textContent = value;
     else if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
     else if (key === "dataset") Object.assign(el.dataset, value);
+    else if (key === "style") el.style.cssText = value;  // CSSOM: allowed by the page's CSP
     else el.setAttribute(key, value === true ? "" : value);
   }
   appendAll(el, children);
@@ -51,6 +52,7 @@ export function s(tag, attrs = {}, ...children) {
     if (key === "class") el.setAttribute("class", value);
     else if (key === "text") el.textContent = value;
     else if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
+    else if (key === "style") el.style.cssText = value;
     else el.setAttribute(key, value);
   }
   appendAll(el, children);
@@ -161,6 +163,24 @@ export async function api(method, url, body, headers = {}) {
   } catch (err) {
     return { ok: false, status: 0, data: null, error: { code: "network", message: String(err && err.message || err) } };
   }
+}
+
+/** A game's whole replay, fetched a page of steps at a time: {ok, data: {game, initial,
+ * steps}} as api() answers, or its error. */
+export async function fetchReplay(gameId) {
+  const url = `/api/games/${encodeURIComponent(gameId)}/replay`;
+  const first = await api("GET", `${url}?from=0`);
+  if (!first.ok) return first;
+  const data = { game: first.data.game, initial: first.data.initial, steps: [...(first.data.steps || [])] };
+  let next = first.data.next;
+  while (next != null) {
+    const res = await api("GET", `${url}?from=${next}`);
+    if (!res.ok) return res;
+    data.steps.push(...(res.data.steps || []));
+    data.game = res.data.game;
+    next = res.data.next;
+  }
+  return { ok: true, status: 200, data, error: null };
 }
 
 // ---------------------------------------------------------------- seats and rules

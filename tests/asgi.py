@@ -1,0 +1,45 @@
+"""The app through Starlette's test client, addressed as a page on this machine would
+address it: the server refuses any Host it was not told to answer to (DNS rebinding),
+and the test client's own default name, `testserver`, is not one of them."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urljoin
+
+from starlette.testclient import TestClient, WebSocketTestSession
+
+LOCAL = "http://localhost"
+JSON = {"content-type": "application/json"}
+
+
+class LocalClient(TestClient):
+    def __init__(self, app: Any, **kwargs: Any) -> None:
+        super().__init__(app, base_url=kwargs.pop("base_url", LOCAL), **kwargs)
+
+    def websocket_connect(self, url: str, subprotocols: Any = None, **kwargs: Any) -> WebSocketTestSession:
+        return super().websocket_connect(urljoin(self.base_url.copy_with(scheme="ws").__str__(), url),
+                                         subprotocols, **kwargs)
+
+
+def expect(socket: Any, kind: str) -> dict[str, Any]:
+    """The next message of type `kind`, skipping updates (broadcasts may interleave)."""
+    while True:
+        message: dict[str, Any] = socket.receive_json()
+        if message["type"] == kind:
+            return message
+        assert message["type"] in ("update", "snapshot", "chat", "react", "seat-lost"), message
+
+
+def latest(socket: Any) -> dict[str, Any]:
+    """The game as it is now: everything queued for this socket is read up to a fresh snapshot."""
+    socket.send_json({"type": "sync"})
+    game: dict[str, Any] = expect(socket, "snapshot")["game"]
+    return game
+
+
+def error(socket: Any, message: dict[str, Any]) -> str:
+    """Send a message that must be refused; returns the error's code."""
+    socket.send_json(message)
+    code: str = expect(socket, "error")["code"]
+    return code

@@ -1,0 +1,402 @@
+"""The server against hostile pages and clients (through the ASGI app): DNS rebinding,
+cross-site requests, oversized and poisoned input, floods of new games, seats and chat,
+damaged games and a failing disk. Each test names the attack it stops; every refusal
+must be a typed error that changed nothing."""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+from starlette.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from asgi import JSON, LocalClient, error, expect, latest
+
+from flyingchess.server.app import create_app
+from flyingchess.server.guard import HostPolicy, host_name
+from flyingchess.server.limits import Limits
+from flyingchess.server.run import ServeOptions, host_policy
+from flyingchess.server.store import Store
+
+FAST = Limits.unlimited()
+OPEN_BLUE = {"players": ["red", "blue"], "seats": {"red": {"kind": "human"}, "blue": {"kind": "open"}}}
+
+
+def app_over(path: Path, limits: Limits = FAST, local: bool = False, **options: Any) -> Any:
+    return create_app(Store(path), dice=lambda: random.Random(3), limits=limits, local=local, **options)
+
+
+@pytest.fixture()
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "games.sqlite3"
+
+
+@pytest.fixture()
+def client(db: Path) -> Iterator[TestClient]:
+    with LocalClient(app_over(db)) as test_client:
+        yield test_client
+
+
+def stored_games(path: Path) -> int:
+    with sqlite3.connect(path) as connection:
+        count: int = connection.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    return count
+
+
+def passes(count: int) -> list[dict[str, Any]]:
+    """`count` legal actions: with every plane in its hangar a 1 launches nothing (classic)."""
+    return [{"roll": 1, "plane": None}] * count
+
+
+def record_text(actions: list[dict[str, Any]], **extra: Any) -> str:
+    return json.dumps({"format": "flyingchess/1", "rules": "classic", "players": ["red", "blue"],
+                       "actions": actions, **extra})
+
+
+# ---------------------------------------------------------------- DNS rebinding
+
+def test_a_foreign_host_name_is_refused_everywhere(db: Path) -> None:
+    """A page on evil.example that makes its name resolve to 127.0.0.1 sends Host
+    evil.example: it may not list, delete, or open a WebSocket, even with a matching Origin."""
+    with LocalClient(app_over(db, local=True)) as client:
+        created = client.post("/api/games", json={"players": ["red", "blue"]}).json()
+        evil = {"host": "evil.example:8000", "origin": "http://evil.example:8000"}
+        listed = client.get("/api/games", headers=evil)
+        assert listed.status_code == 400 and listed.json()["error"]["code"] == "bad-host"
+        assert created["id"] not in listed.text
+        assert client.delete(f"/api/games/{created['id']}", headers=evil).status_code == 400
+        assert client.post("/api/games", json={"players": ["red", "blue"]}, headers=evil).status_code == 400
+        with pytest.raises(WebSocketDisconnect) as refused:
+            with client.websocket_connect(f"/ws/{created['id']}", headers=evil):
+                pass
+        assert refused.value.code == 1008
+        assert stored_games(db) == 1 and client.get(f"/api/games/{created['id']}").status_code == 200
+        # loopback names on any port are this machine's own
+        for host in ("127.0.0.1:5555", "localhost", "[::1]:8000", "localhost.:80"):
+            assert client.get("/api/meta", headers={"host": host}).status_code == 200, host
+
+
+def test_host_names_are_parsed_strictly() -> None:
+    assert host_name("[::1]:8000") == "::1" and host_name("Example.ORG.") == "example.org"
+    for bad in ("", "a b", "evil.example:80x", "x@localhost", "localhost/x", "localhost;", None):
+        assert host_name(bad) is None, bad
+    policy = HostPolicy.of(["games.example.org", "*.club.example"])
+    assert policy.allows("games.example.org:443") and policy.allows("a.club.example")
+    assert not policy.allows("club.example.evil") and not policy.allows("example.org")
+
+
+def test_a_network_server_answers_to_its_own_names_and_the_ones_it_was_given() -> None:
+    options = ServeOptions(host="0.0.0.0", network=True, allowed_hosts=["games.example.org"])
+    policy = host_policy(options, ["192.168.1.20"], "https://play.example.net")
+    for host in ("192.168.1.20:8000", "games.example.org", "play.example.net", "127.0.0.1:8000"):
+        assert policy.allows(host), host
+    assert not policy.allows("evil.example") and not policy.allows("192.168.1.21:8000")
+    local = host_policy(ServeOptions(), ["192.168.1.20"], None)
+    assert not local.allows("192.168.1.20:8000") and local.allows("localhost:1")
+
+
+# ---------------------------------------------------------------- cross-site requests
+
+@pytest.mark.parametrize("headers, status, code", [
+    ({"origin": "http://evil.example", "content-type": "text/plain"}, 403, "bad-origin"),
+    ({"origin": "http://evil.example", "content-type": "application/json"}, 403, "bad-origin"),
+    ({"origin": "null", "content-type": "application/json"}, 403, "bad-origin"),
+    ({"sec-fetch-site": "cross-site", "content-type": "application/json"}, 403, "bad-origin"),
+    ({"origin": "http://localhost", "content-type": "text/plain"}, 415, "bad-content-type"),
+    ({"content-type": "application/x-www-form-urlencoded"}, 415, "bad-content-type"),
+    ({}, 415, "bad-content-type"),
+])
+def test_state_changing_requests_need_this_origin_and_json(client: TestClient, db: Path,
+                                                          headers: dict[str, str], status: int,
+                                                          code: str) -> None:
+    body = json.dumps({"players": ["red", "blue"]})
+    for path in ("/api/games", "/api/records"):
+        response = client.post(path, content=body, headers=headers)
+        assert response.status_code == status and response.json()["error"]["code"] == code
+    assert stored_games(db) == 0
+    assert client.post("/api/games", content=body, headers={"origin": "http://localhost", **JSON}).status_code == 200
+
+
+def test_delete_and_rematch_need_this_origin(client: TestClient, db: Path) -> None:
+    created = client.post("/api/games", json={"players": ["red", "blue"]}).json()
+    foreign = {"origin": "http://evil.example", "x-host-token": created["host_token"]}
+    assert client.delete(f"/api/games/{created['id']}", headers=foreign).status_code == 403
+    assert client.post(f"/api/games/{created['id']}/rematch", json={}, headers=foreign).status_code == 403
+    assert stored_games(db) == 1
+
+
+# ---------------------------------------------------------------- sizes
+
+def test_a_body_larger_than_allowed_is_refused_before_it_is_read(client: TestClient, db: Path) -> None:
+    declared = client.post("/api/records", content=b"{}", headers={**JSON, "content-length": "300000000"})
+    assert declared.status_code == 413 and declared.json()["error"]["code"] == "too-large"
+
+    def stream() -> Iterator[bytes]:  # no Content-Length: the running cap stops it
+        for _ in range(40):
+            yield b" " * 100_000
+    streamed = client.post("/api/records", content=stream(), headers=JSON)
+    assert streamed.status_code == 413
+    assert client.post("/api/games", content=b" " * 70_000 + b"{}", headers=JSON).status_code == 413
+    assert stored_games(db) == 0
+
+
+def test_records_are_capped_in_actions_and_replays_come_a_page_at_a_time(client: TestClient,
+                                                                       db: Path) -> None:
+    limits = Limits()
+    too_long = client.post("/api/records", content=record_text(passes(limits.record_actions + 1)),
+                           headers=JSON)
+    assert too_long.status_code == 400 and str(limits.record_actions) in too_long.json()["error"]["message"]
+    assert stored_games(db) == 0
+    longest = client.post("/api/records", content=record_text(passes(limits.record_actions)), headers=JSON)
+    assert longest.status_code == 200 and longest.json()["game"]["actions"] == limits.record_actions
+    game_id = longest.json()["id"]
+    first = client.get(f"/api/games/{game_id}/replay").json()
+    assert len(first["steps"]) == limits.replay_page and first["next"] == limits.replay_page
+    assert first["total"] == limits.record_actions and first["from"] == 0
+    last = client.get(f"/api/games/{game_id}/replay", params={"from": 4990}).json()
+    assert len(last["steps"]) == 10 and last["next"] is None
+    assert last["initial"]["turn"] == "red"  # 4990 passes later, red is to move again
+    assert client.get(f"/api/games/{game_id}/replay", params={"count": 5000}).status_code == 400
+    assert client.get(f"/api/games/{game_id}/replay", params={"from": "-1"}).status_code == 400
+
+
+# ---------------------------------------------------------------- poisoned records
+
+@pytest.mark.parametrize("timer", ["[1]", "Infinity", "\"abc\"", "-5", "1e308", "601", "2.5", "true"])
+def test_an_imported_record_is_checked_like_a_new_game(client: TestClient, db: Path, timer: str) -> None:
+    text = record_text(passes(3))[:-1] + f', "timer": {timer}}}'
+    response = client.post("/api/records", content=text, headers=JSON)
+    assert response.status_code == 400, response.text
+    assert response.json()["error"]["code"] == "bad-record" and "timer" in response.json()["error"]["message"]
+    assert stored_games(db) == 0
+
+
+def test_an_imported_timer_that_is_valid_is_kept(client: TestClient) -> None:
+    response = client.post("/api/records", content=record_text(passes(3), timer=30), headers=JSON)
+    assert response.status_code == 200 and response.json()["game"]["timer"] == 30
+
+
+def test_a_damaged_game_answers_clearly_and_can_still_be_deleted(db: Path) -> None:
+    with LocalClient(app_over(db)) as client:
+        created = client.post("/api/games", json={"players": ["red", "blue"]}).json()
+        other = client.post("/api/games", json={"players": ["red", "blue"]}).json()
+    with sqlite3.connect(db) as connection:  # damage it as a bad import once could
+        connection.execute("UPDATE games SET extra = '{\"timer\": [1]}' WHERE id = ?", (created["id"],))
+    with LocalClient(app_over(db)) as client:
+        game_id = created["id"]
+        for path in (f"/api/games/{game_id}", f"/api/games/{game_id}/record", f"/api/games/{game_id}/replay"):
+            answer = client.get(path)
+            assert answer.status_code == 409 and answer.json()["error"]["code"] == "damaged-game", path
+        with client.websocket_connect(f"/ws/{game_id}") as socket:
+            assert socket.receive_json()["code"] == "damaged-game"
+        listed = client.get("/api/games", params={"ids": f"{game_id},{other['id']}"}).json()["games"]
+        assert {game["id"] for game in listed} == {game_id, other["id"]}
+        assert client.delete(f"/api/games/{game_id}", headers={"x-host-token": "wrong"}).status_code == 403
+        deleted = client.delete(f"/api/games/{game_id}", headers={"x-host-token": created["host_token"]})
+        assert deleted.status_code == 200
+        assert client.get(f"/api/games/{other['id']}").status_code == 200
+    assert stored_games(db) == 1
+
+
+# ---------------------------------------------------------------- floods
+
+def test_new_games_are_rate_limited_per_client_address(db: Path) -> None:
+    limits = Limits(create_burst=3, create_rate=0.001)
+    app = app_over(db, limits=limits)
+    with LocalClient(app, client=("203.0.113.5", 5000)) as attacker, \
+            LocalClient(app, client=("203.0.113.9", 5000)) as bystander:
+        for _ in range(3):
+            assert attacker.post("/api/games", json={"players": ["red", "blue"]}).status_code == 200
+        refused = attacker.post("/api/games", json={"players": ["red", "blue"]})
+        assert refused.status_code == 429 and refused.json()["error"]["code"] == "rate-limited"
+        assert int(refused.headers["retry-after"]) >= 1
+        assert attacker.post("/api/records", content=record_text([]), headers=JSON).status_code == 429
+        created = bystander.post("/api/games", json={"players": ["red", "blue"]}).json()
+        rematch = bystander.post(f"/api/games/{created['id']}/rematch", json={},
+                                 headers={"x-host-token": created["host_token"]})
+        assert rematch.status_code == 200
+    assert stored_games(db) == 5
+
+
+def test_rooms_nobody_watches_leave_memory_and_a_full_server_refuses_new_games(db: Path) -> None:
+    app = app_over(db, limits=Limits(rooms_in_memory=2, room_idle_seconds=0))
+    rooms = app.state.rooms
+    with LocalClient(app) as client:
+        first = client.post("/api/games", json={"players": ["red", "blue"]}).json()
+        second = client.post("/api/games", json={"players": ["red", "blue"]}).json()
+        third = client.post("/api/games", json={"players": ["red", "blue"]}).json()  # evicts the first
+        assert first["id"] not in rooms.rooms and len(rooms.rooms) == 2
+        assert client.get(f"/api/games/{first['id']}").status_code == 200  # reloads from storage
+        with client.websocket_connect(f"/ws/{second['id']}") as a, client.websocket_connect(f"/ws/{third['id']}") as b:
+            expect(a, "snapshot")
+            expect(b, "snapshot")
+            busy = client.post("/api/games", json={"players": ["red", "blue"]})
+            assert busy.status_code == 503 and busy.json()["error"]["code"] == "server-busy"
+            assert stored_games(db) == 3
+        assert rooms.sweep(float("inf")) == 2 and not rooms.rooms
+
+
+def test_lists_come_a_page_at_a_time(db: Path) -> None:
+    with LocalClient(app_over(db, local=True)) as client:
+        ids = [client.post("/api/games", json=OPEN_BLUE).json()["id"] for _ in range(5)]
+        page = client.get("/api/games", params={"limit": 2}).json()
+        assert [game["id"] for game in page["games"]] == ids[::-1][:2] and page["next"] == 2
+        rest = client.get("/api/games", params={"limit": 2, "offset": 4}).json()
+        assert [game["id"] for game in rest["games"]] == [ids[0]] and rest["next"] is None
+        lobby = client.get("/api/rooms", params={"limit": 3}).json()
+        assert len(lobby["rooms"]) == 3 and lobby["next"] == 3
+        assert client.get("/api/games", params={"limit": 100_000}).status_code == 400
+
+
+def test_a_network_server_lists_only_the_games_a_page_names(client: TestClient) -> None:
+    private = client.post("/api/games", json={"players": ["red", "blue"]}).json()
+    shared = client.post("/api/games", json=OPEN_BLUE).json()
+    assert client.get("/api/games").json()["games"] == []
+    assert [room["id"] for room in client.get("/api/rooms").json()["rooms"]] == [shared["id"]]
+    named = client.get("/api/games", params={"ids": private["id"]}).json()["games"]
+    assert [game["id"] for game in named] == [private["id"]]
+
+
+def test_one_address_cannot_take_every_open_seat(db: Path) -> None:
+    body = {"players": ["red", "yellow", "blue", "green"],
+            "seats": {"red": {"kind": "human"}, "yellow": {"kind": "open"}, "blue": {"kind": "open"},
+                      "green": {"kind": "open"}}}
+    app = app_over(db, limits=Limits(join_burst=2, join_rate=0.001))
+    with LocalClient(app, client=("203.0.113.5", 1)) as attacker, LocalClient(app, client=("198.51.100.2", 1)) as friend:
+        game_id = attacker.post("/api/games", json=body).json()["id"]
+        url = f"/ws/{game_id}"
+        with attacker.websocket_connect(url) as a, attacker.websocket_connect(url) as b, \
+                attacker.websocket_connect(url) as c, friend.websocket_connect(url) as d:
+            for socket in (a, b, c, d):
+                expect(socket, "snapshot")
+            a.send_json({"type": "join", "colour": "yellow", "name": "A"})
+            expect(a, "joined")
+            assert error(a, {"type": "join", "colour": "blue", "name": "A"}) == "already-seated"
+            b.send_json({"type": "join", "colour": "blue", "name": "B"})
+            expect(b, "joined")
+            c.send_json({"type": "join", "colour": "green", "name": "C"})
+            refused = expect(c, "error")
+            assert refused["code"] == "rate-limited" and refused["retry_after"] > 0
+            d.send_json({"type": "join", "colour": "green", "name": "Dung"})
+            assert expect(d, "joined")["colour"] == "green"
+            assert latest(d)["seats"]["green"]["name"] == "Dung"
+
+
+# ---------------------------------------------------------------- seats and chat
+
+def test_a_removed_player_loses_chat_and_reactions_at_once(client: TestClient) -> None:
+    created = client.post("/api/games", json=OPEN_BLUE).json()
+    url = f"/ws/{created['id']}"
+    with client.websocket_connect(url) as host, client.websocket_connect(url) as old, \
+            client.websocket_connect(url) as new:
+        for socket in (host, old, new):
+            expect(socket, "snapshot")
+        host.send_json({"type": "hello", "token": created["host_token"]})
+        expect(host, "welcome")
+        old.send_json({"type": "join", "colour": "blue", "name": "Old"})
+        expect(old, "joined")
+        host.send_json({"type": "kick", "colour": "blue"})
+        assert expect(old, "seat-lost")["colours"] == ["blue"]
+        new.send_json({"type": "join", "colour": "blue", "name": "New"})
+        expect(new, "joined")
+        assert error(old, {"type": "chat", "text": "I am still here"}) == "not-your-seat"
+        assert error(old, {"type": "react", "emoji": "👍"}) == "not-your-seat"
+        new.send_json({"type": "chat", "text": "hello"})
+        line = expect(host, "chat")
+        assert (line["name"], line["text"]) == ("New", "hello")
+        assert [chat["text"] for chat in latest(host)["chat"]] == ["hello"]
+
+
+def test_chat_is_rate_limited_per_seat_and_only_the_last_lines_are_kept(db: Path) -> None:
+    app = app_over(db, limits=Limits(chat_burst=3, chat_rate=0.001, chat_history=4))
+    with LocalClient(app) as client:
+        created = client.post("/api/games", json={"players": ["red", "blue"]}).json()
+        with client.websocket_connect(f"/ws/{created['id']}") as host:
+            expect(host, "snapshot")
+            host.send_json({"type": "hello", "token": created["host_token"]})
+            expect(host, "welcome")
+            for n in range(3):
+                host.send_json({"type": "chat", "text": f"line {n}"})
+                expect(host, "chat")
+            assert error(host, {"type": "chat", "text": "one too many"}) == "rate-limited"
+    store = Store(db)
+    for n in range(3, 10):
+        store.add_chat(created["id"], time.time() + n, None, "host", f"line {n}", keep=4)
+    assert [line["text"] for line in store.chat(created["id"], 100)] == [f"line {n}" for n in range(6, 10)]
+    store.close()
+
+
+# ---------------------------------------------------------------- a failing disk
+
+def test_a_failed_write_changes_nothing_in_memory_or_on_disk(db: Path) -> None:
+    app = app_over(db)
+    store: Store = app.state.store
+    with LocalClient(app) as client:
+        created = client.post("/api/games", json=OPEN_BLUE).json()
+        url = f"/ws/{created['id']}"
+        with client.websocket_connect(url) as host, client.websocket_connect(url) as guest, \
+                client.websocket_connect(url) as other:
+            for socket in (host, guest, other):
+                expect(socket, "snapshot")
+            host.send_json({"type": "hello", "token": created["host_token"]})
+            expect(host, "welcome")
+            store.db.execute("PRAGMA query_only = ON")  # every write now fails, as on a full disk
+            assert error(guest, {"type": "join", "colour": "blue", "name": "Bo"}) == "storage-unavailable"
+            assert error(host, {"type": "chat", "text": "hi"}) == "storage-unavailable"
+            assert error(host, {"type": "start"}) == "storage-unavailable"
+            assert error(host, {"type": "speed", "speed": "fast"}) == "storage-unavailable"
+            game = latest(other)
+            assert game["seats"]["blue"]["kind"] == "open" and game["chat"] == []
+            assert not game["started"] and game["speed"] == "normal"
+            refused = client.post("/api/games", json={"players": ["red", "blue"]})
+            assert refused.status_code == 503 and refused.json()["error"]["code"] == "storage-unavailable"
+            store.db.execute("PRAGMA query_only = OFF")  # the disk has room again: all works
+            other.send_json({"type": "join", "colour": "blue", "name": "Cam"})
+            assert expect(other, "joined")["colour"] == "blue"
+    reloaded = Store(db).load(created["id"])
+    assert reloaded is not None and reloaded.seats["blue"]["name"] == "Cam" and not reloaded.started
+
+
+def test_a_failed_roll_is_never_seen_and_the_game_stays_where_it_was(db: Path) -> None:
+    app = app_over(db)
+    store: Store = app.state.store
+    with LocalClient(app) as client:
+        created = client.post("/api/games", json={"players": ["red", "blue"]}).json()
+        with client.websocket_connect(f"/ws/{created['id']}") as host:
+            expect(host, "snapshot")
+            host.send_json({"type": "hello", "token": created["host_token"]})
+            expect(host, "welcome")
+            store.db.execute("PRAGMA query_only = ON")
+            for _ in range(5):
+                assert error(host, {"type": "roll"}) == "storage-unavailable"
+            game = latest(host)
+            assert game["phase"] == "roll" and game["actions"] == 0 and game["roll"] is None
+            store.db.execute("PRAGMA query_only = OFF")
+            host.send_json({"type": "roll"})
+            assert expect(host, "update")["events"][0]["type"] == "roll"
+
+
+# ---------------------------------------------------------------- what every answer carries
+
+def test_every_answer_carries_the_security_headers(client: TestClient) -> None:
+    for path in ("/", "/api/meta", "/static/app.js", "/api/games/nope"):
+        headers = client.get(path).headers
+        policy = headers["content-security-policy"]
+        assert "script-src 'self'" in policy and "frame-ancestors 'none'" in policy
+        assert "unsafe-inline" not in policy and "unsafe-eval" not in policy
+        assert headers["x-content-type-options"] == "nosniff" and headers["x-frame-options"] == "DENY"
+        assert headers["referrer-policy"] == "no-referrer"
+
+
+def test_the_die_comes_from_the_operating_system(db: Path) -> None:
+    import random as stdlib_random
+    app = create_app(Store(db), local=True)
+    with LocalClient(app) as client:
+        created = client.post("/api/games", json={"players": ["red", "blue"]}).json()
+        assert isinstance(app.state.rooms.rooms[created["id"]].dice, stdlib_random.SystemRandom)
