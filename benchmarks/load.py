@@ -2,15 +2,21 @@
 
     python benchmarks/load.py [--rooms 500] [--seconds 60] [--json]
 
-Starts `flyingchess serve --host 127.0.0.1` on a free port with a throw-away data folder,
-creates the rooms (four open seats each), and connects four clients per room; each
-client joins its seat and rolls or moves (its first legal plane) as soon as it is its
-turn (after --pace seconds on average, give or take half; the app's bots wait 0.25 s at
-"fast" and 0.6 s at "normal"), so games
-run at bot speed. It stops by itself after --seconds (or when every game
-is over) and reports rooms, clients, messages per second, the latency from a client's
-request to the update it causes (percentiles), whether any update was lost or arrived
-twice, and the server's memory. Every address is 127.0.0.1.
+Starts `flyingchess serve --host 127.0.0.1 --trusted-proxy 127.0.0.1` on a free port with
+a throw-away data folder and creates the rooms: red is the host's own seat, the other
+three are open. Four clients connect per room: the host says hello with its token, the
+other three join their seats, and the host starts the game once they are all in. Each
+client then rolls or moves (its first legal plane) when it is its turn (after --pace
+seconds on average, give or take half; the app's bots wait 0.25 s at "fast" and 0.6 s
+at "normal"), so games run at bot speed. It stops by itself after --seconds (or when
+every game is over) and reports rooms, clients, messages per second, the latency from
+a client's request to the update it causes (percentiles), whether any update was lost
+or arrived twice, and the server's memory.
+
+Every client connects from 127.0.0.1 but names an address of its own in
+X-Forwarded-For, as visitors behind a reverse proxy do, so the server's limits per
+client address apply per simulated player. It fails (exit status 1) when no game
+action succeeded: a latency over nothing is not a figure.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -45,13 +52,19 @@ class Stats:
 
 
 async def player(url: str, game_id: str, colour: str, stats: Stats, deadline: float,
-                 ready: asyncio.Event, pace: float = 0.0) -> None:
-    async with websockets.connect(url.replace("http", "ws", 1) + f"/ws/{game_id}", max_size=2**20) as socket:
+                 ready: asyncio.Event, pace: float, address: str, host_token: str | None) -> None:
+    """One client: the host (red, with `host_token`) or a guest who joins `colour`."""
+    async with websockets.connect(url.replace("http", "ws", 1) + f"/ws/{game_id}", max_size=2**20,
+                                  additional_headers={"X-Forwarded-For": address}) as socket:
         await socket.recv()  # the snapshot
-        await socket.send(json.dumps({"type": "join", "colour": colour, "name": colour}))
+        if host_token:
+            await socket.send(json.dumps({"type": "hello", "token": host_token}))
+        else:
+            await socket.send(json.dumps({"type": "join", "colour": colour, "name": colour}))
         last_actions = -1
         last_key: tuple[Any, ...] | None = None
         waiting_since: float | None = None
+        start_sent = False
         await ready.wait()
         while time.monotonic() < deadline:
             try:
@@ -67,6 +80,12 @@ async def player(url: str, game_id: str, colour: str, stats: Stats, deadline: fl
             if message["type"] not in ("update", "snapshot"):
                 continue
             game = message["game"]
+            if not game["started"]:
+                if host_token and not start_sent and all(
+                        seat["kind"] != "open" for seat in game["seats"].values()):
+                    start_sent = True  # everyone is in: the host starts the game
+                    await socket.send(json.dumps({"type": "start"}))
+                continue
             if message["type"] == "update" and message["events"]:
                 key = (game["actions"], game["phase"], game["roll"], len(message["events"]))
                 if key == last_key:
@@ -81,8 +100,8 @@ async def player(url: str, game_id: str, colour: str, stats: Stats, deadline: fl
             if game["phase"] == "over":
                 stats.finished += 1
                 break
-            if game["state"]["turn"] == colour and waiting_since is None and \
-                    game["seats"][colour]["kind"] == "player":
+            mine = game["seats"][colour]["kind"] in ("player", "human")
+            if game["state"]["turn"] == colour and waiting_since is None and mine:
                 request = {"type": "roll"} if game["phase"] == "roll" else \
                     {"type": "move", "plane": game["moves"][0]["plane"]}
                 if pace:  # think like a bot at the app's speed setting, not in lockstep
@@ -90,6 +109,18 @@ async def player(url: str, game_id: str, colour: str, stats: Stats, deadline: fl
                 waiting_since = time.monotonic()
                 stats.sent += 1
                 await socket.send(json.dumps(request))
+
+
+def client_address(room: int, seat: int) -> str:
+    """A private address of its own for each simulated player."""
+    number = room * 4 + seat
+    return f"10.{number >> 16 & 255}.{number >> 8 & 255}.{number & 255}"
+
+
+def server_cpu_seconds(pid: int) -> float:
+    """User plus system CPU time the server process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def server_memory_mb(pid: int) -> float:
@@ -100,25 +131,30 @@ def server_memory_mb(pid: int) -> float:
 
 
 async def run(url: str, rooms: int, seconds: float, pid: int, pace: float) -> dict[str, Any]:
-    ids = []
-    for _ in range(rooms):
-        body = json.dumps({"players": list(COLOURS), "seats": {c: {"kind": "open"} for c in COLOURS}}).encode()
-        request = urllib.request.Request(f"{url}/api/games", data=body,
-                                         headers={"Content-Type": "application/json"})
+    games = []
+    seats = {"red": {"kind": "human"}, **{c: {"kind": "open"} for c in COLOURS[1:]}}
+    for n in range(rooms):
+        body = json.dumps({"players": list(COLOURS), "seats": seats}).encode()
+        request = urllib.request.Request(f"{url}/api/games", data=body, headers={
+            "Content-Type": "application/json", "X-Forwarded-For": client_address(n, 0)})
         with urllib.request.urlopen(request, timeout=10) as response:
-            ids.append(json.loads(response.read())["id"])
+            created = json.loads(response.read())
+            games.append((created["id"], created["host_token"]))
     stats = Stats()
     ready = asyncio.Event()
     began = time.monotonic()
     deadline = began + seconds
-    tasks = [asyncio.create_task(player(url, game_id, colour, stats, deadline, ready, pace))
-             for game_id in ids for colour in COLOURS]
+    tasks = [asyncio.create_task(player(url, game_id, colour, stats, deadline, ready, pace,
+                                        client_address(n, seat), host_token if seat == 0 else None))
+             for n, (game_id, host_token) in enumerate(games) for seat, colour in enumerate(COLOURS)]
     await asyncio.sleep(min(10.0, seconds / 4))  # let every client connect and join
     connected_memory = server_memory_mb(pid)
+    cpu_before = server_cpu_seconds(pid)
     started = time.monotonic()
     ready.set()
     results = await asyncio.gather(*tasks, return_exceptions=True)
     elapsed = time.monotonic() - started
+    cpu = server_cpu_seconds(pid) - cpu_before
     failures = [r for r in results if isinstance(r, Exception)]
     latencies = sorted(stats.latencies)
 
@@ -131,9 +167,12 @@ async def run(url: str, rooms: int, seconds: float, pid: int, pace: float) -> di
         "messages_per_second": round(stats.received / elapsed), "games_finished": stats.finished // 4,
         "latency_ms_p50": pct(0.5), "latency_ms_p95": pct(0.95), "latency_ms_p99": pct(0.99),
         "latency_ms_mean": round(statistics.fmean(latencies), 2) if latencies else 0.0,
+        "latency_samples": len(latencies),
         "lost_updates": stats.lost, "duplicated_updates": stats.duplicated, "errors": stats.errors,
         "client_failures": len(failures), "server_memory_mb_connected": round(connected_memory, 1),
         "server_memory_mb_end": round(server_memory_mb(pid), 1),
+        "server_cpu_share": round(cpu / elapsed, 2),
+        "server_cpu_ms_per_request": round(1000 * cpu / max(1, stats.sent), 3),
     }
 
 
@@ -147,7 +186,8 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         process = subprocess.Popen(
-            [sys.executable, "-m", "flyingchess", "serve", "--host", "127.0.0.1", "--port", "0", "--data", folder],
+            [sys.executable, "-m", "flyingchess", "serve", "--host", "127.0.0.1", "--port", "0", "--data", folder,
+             "--trusted-proxy", "127.0.0.1"],
             stdout=subprocess.PIPE, text=True)
         try:
             assert process.stdout is not None
@@ -162,6 +202,8 @@ def main() -> None:
     else:
         for key, value in figures.items():
             print(f"{key:28} {value}")
+    if not figures["latency_samples"]:
+        raise SystemExit(f"no game action succeeded (errors: {figures['errors']}): nothing was measured")
 
 
 if __name__ == "__main__":

@@ -400,3 +400,91 @@ def test_the_die_comes_from_the_operating_system(db: Path) -> None:
     with LocalClient(app) as client:
         created = client.post("/api/games", json={"players": ["red", "blue"]}).json()
         assert isinstance(app.state.rooms.rooms[created["id"]].dice, stdlib_random.SystemRandom)
+
+
+def test_a_page_that_stops_reading_is_hung_up_on_and_holds_up_nobody(db: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page whose socket buffer is full never finishes accepting a message; a room
+    must not wait for it (its lock is held while it broadcasts)."""
+    import asyncio
+
+    from flyingchess import Rules
+    from flyingchess.server import rooms as rooms_module
+    from flyingchess.server.rooms import Control, Rooms
+    monkeypatch.setattr(rooms_module, "SEND_SECONDS", 0.2)
+
+    class StoppedReading:
+        closed: int | None = None
+
+        async def send_text(self, data: str) -> None:
+            await asyncio.Event().wait()  # the kernel buffer is full: this never returns
+
+        async def close(self, code: int = 1000, reason: str | None = None) -> None:
+            self.closed = code
+
+    class Reading:
+        def __init__(self) -> None:
+            self.got: list[dict[str, Any]] = []
+
+        async def send_text(self, data: str) -> None:
+            self.got.append(json.loads(data))
+
+        async def close(self, code: int = 1000, reason: str | None = None) -> None:
+            pass
+
+    async def scenario() -> tuple[StoppedReading, Reading, Any]:
+        rooms = Rooms(Store(db), lambda: random.Random(1))
+        seats = {"red": {"kind": "human"}, "blue": {"kind": "human"}}
+        room, _ = await rooms.create(Rules.preset("classic"), ("red", "blue"), seats)
+        stuck, reader = StoppedReading(), Reading()
+        await room.attach(stuck, Control())
+        await room.attach(reader, Control())
+        host = Control(host=True)
+        for _ in range(3):
+            if room.state.phase == "roll":
+                await room.human_roll(host)
+            else:
+                await room.human_move(room.snapshot()["moves"][0]["plane"], host)
+        await asyncio.sleep(0.05)  # the hang-up runs beside the game
+        return stuck, reader, room
+    stuck, reader, room = asyncio.run(asyncio.wait_for(scenario(), 20))
+    assert stuck.closed == 1013 and stuck not in room.watchers
+    assert [message["type"] for message in reader.got] == ["update"] * 3
+
+
+def test_a_public_url_is_what_invites_use_and_a_bad_one_is_refused(db: Path) -> None:
+    from flyingchess.server.run import OptionError, parse_public_url
+    app = app_over(db, public_url="https://games.example.org",
+                   hosts=HostPolicy.of(["games.example.org"]))
+    with LocalClient(app, base_url="https://games.example.org") as client:
+        assert client.get("/api/meta").json()["public_url"] == "https://games.example.org"
+        assert client.get("/api/meta", headers={"host": "localhost"}).status_code == 400
+    assert parse_public_url("https://games.example.org/") == "https://games.example.org"
+    for bad in ("ftp://games.example.org", "games.example.org", "https://x.org/path", "https://x.org:port"):
+        with pytest.raises(OptionError):
+            parse_public_url(bad)
+
+
+def test_serve_refuses_a_bad_public_url_in_one_line(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    finished = subprocess.run([sys.executable, "-m", "flyingchess", "serve", "--port", "0", "--data",
+                               str(tmp_path), "--public-url", "ftp://x"], capture_output=True, text=True,
+                              timeout=60)
+    assert finished.returncode == 2 and len(finished.stderr.strip().splitlines()) == 1
+    assert "--public-url" in finished.stderr and "Traceback" not in finished.stderr
+
+
+def test_a_room_takes_only_so_many_watchers(db: Path) -> None:
+    with LocalClient(app_over(db, limits=Limits(watchers_per_room=2))) as client:
+        created = client.post("/api/games", json={"players": ["red", "blue"]}).json()
+        url = f"/ws/{created['id']}"
+        with client.websocket_connect(url) as a, client.websocket_connect(url) as b:
+            expect(a, "snapshot")
+            expect(b, "snapshot")
+            with client.websocket_connect(url) as c:
+                assert c.receive_json()["code"] == "room-full"
+                with pytest.raises(WebSocketDisconnect) as closed:
+                    c.receive_json()
+                assert closed.value.code == 1013
+            assert latest(a)["id"] == created["id"]

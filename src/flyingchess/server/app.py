@@ -27,7 +27,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketDisconnected
 
 from .. import __version__
 from ..board import COLOURS
@@ -63,6 +63,8 @@ class Settings:
     local: bool = True
     invite_base: str | None = None
     limits: Limits = field(default_factory=Limits)
+    public_url: str | None = None
+    """The address players reach the server at through a proxy: every invite uses it."""
 
 
 # ---------------------------------------------------------------- helpers
@@ -192,7 +194,7 @@ async def index(request: Request) -> Response:
 async def get_meta(request: Request) -> Response:
     settings = _settings(request)
     return JSONResponse({**request.app.state.meta, "local": settings.local,
-                         "invite_base": settings.invite_base})
+                         "invite_base": settings.invite_base, "public_url": settings.public_url})
 
 
 async def list_games(request: Request) -> Response:
@@ -286,10 +288,10 @@ async def get_replay(request: Request) -> Response:
 
 async def invite_qr(request: Request) -> Response:
     room = await _rooms(request).get(request.path_params["game_id"])
-    invite_base = _settings(request).invite_base
-    base = str(request.base_url).rstrip("/")
-    if invite_base and (request.url.hostname in LOOPBACK_NAMES or not _settings(request).local):
-        base = invite_base
+    settings = _settings(request)
+    base = settings.public_url or str(request.base_url).rstrip("/")
+    if not settings.public_url and settings.invite_base and request.url.hostname in LOOPBACK_NAMES:
+        base = settings.invite_base  # a page opened through 127.0.0.1 invites with the LAN address
     try:
         import segno
     except ImportError:
@@ -395,8 +397,14 @@ async def game_socket(websocket: WebSocket) -> None:
     except (ProtocolError, DamagedGame, StoreError) as error:
         refusal = error if isinstance(error, ProtocolError) else ProtocolError(
             "damaged-game" if isinstance(error, DamagedGame) else "storage-unavailable", str(error))
-        await websocket.send_json(refusal.to_json())
-        await websocket.close(code=4404 if refusal.code == "unknown-game" else 1011)
+        with contextlib.suppress(WebSocketDisconnect, WebSocketDisconnected):
+            await websocket.send_json(refusal.to_json())
+            await websocket.close(code=4404 if refusal.code == "unknown-game" else 1011)
+        return
+    if len(room.watchers) >= limits.watchers_per_room:
+        with contextlib.suppress(WebSocketDisconnect, WebSocketDisconnected):
+            await websocket.send_json(ProtocolError("room-full", "too many pages watch this game").to_json())
+            await websocket.close(code=1013)
         return
     limit = TokenBucket(time.monotonic(), limits.message_rate, limits.message_burst)
     # On a server only this machine can reach, whoever opens the page is the host.
@@ -428,8 +436,8 @@ async def game_socket(websocket: WebSocket) -> None:
             except StoreError as error:
                 log.warning("room %s: %s", room.id, error)
                 await websocket.send_json(ProtocolError("storage-unavailable", STORAGE_MESSAGE).to_json())
-    except WebSocketDisconnect:
-        pass
+    except (WebSocketDisconnect, WebSocketDisconnected):
+        pass  # the page went away, perhaps while being answered
     finally:
         await room.detach(websocket)
 
@@ -471,14 +479,14 @@ ROUTES = [
 def create_app(store: Store, *, dice: Callable[[], random.Random] = random.SystemRandom,
                limits: Limits | None = None, local: bool = True,
                grace_seconds: float = GRACE_SECONDS, invite_base: str | None = None,
-               hosts: HostPolicy | None = None) -> Starlette:
+               public_url: str | None = None, hosts: HostPolicy | None = None) -> Starlette:
     """The app over one store.
 
     `dice` makes each room's die: the operating system's generator by default; tests
     pass seeded ones. `hosts`: the names the server answers to (loopback names by
     default). `limits`: rates and sizes (tests lift the rates to script fast games)."""
     limits = limits or Limits()
-    settings = Settings(local, invite_base, limits)
+    settings = Settings(local, invite_base, limits, public_url)
     app = Starlette(
         routes=ROUTES, lifespan=lifespan,
         middleware=[Middleware(Guard, hosts=hosts or HostPolicy.of(LOOPBACK_NAMES),

@@ -40,6 +40,8 @@ class Limits:
     react_burst: float = 10.0
     chat_history: int = 100
     """Chat lines kept per game in the database (older lines are deleted)."""
+    watchers_per_room: int = 200
+    """Pages watching one room at once (players and spectators): every update goes to each."""
     connections_per_address: int = 128
     """Open connections from one remote address (loopback and trusted proxies are exempt)."""
     header_seconds: float = 10.0

@@ -42,6 +42,8 @@ AUTOPILOT_BOT: Final = "heuristic"
 CHAT_SHOWN: Final = 30
 """Chat lines a snapshot carries, so a page that reloads sees the conversation."""
 PLAYED_BY_PEOPLE: Final = ("human", "player")
+SEND_SECONDS: Final = 5.0
+"""How long a page may take to accept one message before it is hung up on."""
 STORE_RETRY_SECONDS: Final = 2.0
 """How long bots wait to try again after the store failed to take their move."""
 
@@ -52,6 +54,17 @@ class Watcher(Protocol):
     """A page watching a room (a WebSocket in the app)."""
 
     async def send_text(self, data: str) -> None: ...
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None: ...
+
+
+async def _hang_up(watcher: Watcher) -> None:
+    """Close a connection that stopped reading ("try again later"), without waiting on it."""
+    try:
+        async with asyncio.timeout(SEND_SECONDS):
+            await watcher.close(code=1013)
+    except Exception:
+        pass  # it is gone either way
 
 
 def iso_time(timestamp: float) -> str:
@@ -496,16 +509,31 @@ class Room:
 
     async def _send_all(self, message: dict[str, Any], skip: Watcher | None = None) -> None:
         text = json.dumps(message, separators=(",", ":"), ensure_ascii=False)  # once for all
-        for watcher in list(self.watchers):
-            if watcher is not skip:
-                await self._send(watcher, text)
+        await self._deliver([watcher for watcher in self.watchers if watcher is not skip], text)
 
-    async def _send(self, watcher: Watcher, message: str | dict[str, Any]) -> None:
-        text = message if isinstance(message, str) else json.dumps(message, ensure_ascii=False)
-        try:
-            await watcher.send_text(text)
-        except Exception:  # a page that went away: forget it, never stop the game
-            self.watchers.pop(watcher, None)
+    async def _send(self, watcher: Watcher, message: dict[str, Any]) -> None:
+        await self._deliver([watcher], json.dumps(message, ensure_ascii=False))
+
+    async def _deliver(self, watchers: list[Watcher], text: str) -> None:
+        """Send to each page in turn. A page that went away is forgotten; a page that
+        stops reading (its send does not finish within SEND_SECONDS) is hung up on, so
+        it holds up nobody: it reconnects to a fresh snapshot. One deadline covers the
+        whole broadcast (a timer per page would cost more than the sends)."""
+        index = 0
+        while index < len(watchers):
+            try:
+                async with asyncio.timeout(SEND_SECONDS):
+                    while index < len(watchers):
+                        try:
+                            await watchers[index].send_text(text)
+                        except Exception:  # a page that went away: forget it, never stop the game
+                            self.watchers.pop(watchers[index], None)
+                        index += 1
+            except TimeoutError:
+                stuck = watchers[index]
+                self.watchers.pop(stuck, None)
+                asyncio.get_running_loop().create_task(_hang_up(stuck))
+                index += 1
 
     # ---------------------------------------------------------------- bots
 

@@ -127,14 +127,14 @@ def serve(options: ServeOptions) -> int:
     lans = lan_addresses() if host in ("0.0.0.0", "::") else []
     for lan in lans:
         print(f"  on your network: http://{lan}:{bound}/", flush=True)
-    invite_base = public_url or (f"http://{lans[0]}:{bound}" if lans else None)
+    invite_base = f"http://{lans[0]}:{bound}" if lans else None
     local = host in LOOPBACK_NAMES and not options.network
     limits = Limits()
     trusted = set(options.trusted_proxies)
     guard = ConnectionGuard(limits.connections_per_address, limits.header_seconds,
                             exempt=lambda peer: is_loopback(peer) or peer in trusted)
     http_protocol, ws_protocol = guarded_protocols(guard)
-    app = create_app(store, limits=limits, local=local, invite_base=invite_base,
+    app = create_app(store, limits=limits, local=local, invite_base=invite_base, public_url=public_url,
                      hosts=host_policy(options, lans, public_url))
     config = uvicorn.Config(
         app, log_level=os.environ.get("FLYINGCHESS_LOG", "warning"),

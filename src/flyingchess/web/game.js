@@ -495,7 +495,8 @@ export function mountGame(root, app, gameId) {
   function inviteUrl() {
     // opened through 127.0.0.1 on a LAN server: invite with the address phones can reach
     const loopback = /^(localhost|127\.|\[?::1\]?$)/.test(location.hostname);
-    const base = loopback && app.meta && app.meta.invite_base ? app.meta.invite_base : location.origin;
+    const meta = app.meta || {};
+    const base = meta.public_url || (loopback && meta.invite_base ? meta.invite_base : location.origin);
     return `${base}/#/join/${encodeURIComponent(gameId)}`;
   }
 
