@@ -488,3 +488,17 @@ def test_a_room_takes_only_so_many_watchers(db: Path) -> None:
                     c.receive_json()
                 assert closed.value.code == 1013
             assert latest(a)["id"] == created["id"]
+
+
+def test_pages_watching_a_deleted_game_are_told_it_is_gone(client: TestClient, db: Path) -> None:
+    created = client.post("/api/games", json={"players": ["red", "blue"]}).json()
+    with client.websocket_connect(f"/ws/{created['id']}") as page:
+        expect(page, "snapshot")
+        deleted = client.delete(f"/api/games/{created['id']}", headers={"x-host-token": created["host_token"]})
+        assert deleted.status_code == 200
+        assert expect(page, "error")["code"] == "unknown-game"
+        with pytest.raises(WebSocketDisconnect) as closed:
+            page.receive_json()
+        assert closed.value.code == 4404
+    assert stored_games(db) == 0
+    assert client.delete(f"/api/games/{created['id']}", headers={"x-host-token": created["host_token"]}).status_code == 404

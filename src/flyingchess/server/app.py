@@ -323,7 +323,7 @@ async def delete_game(request: Request) -> Response:
     if not exists:
         raise ProtocolError("unknown-game", "no game with that id")
     _require_host(request, host_token)
-    if not _rooms(request).forget(game_id):
+    if not await _rooms(request).forget(game_id):
         raise ProtocolError("unknown-game", "no game with that id")
     return JSONResponse({"deleted": True})
 

@@ -58,11 +58,12 @@ class Watcher(Protocol):
     async def close(self, code: int = 1000, reason: str | None = None) -> None: ...
 
 
-async def _hang_up(watcher: Watcher) -> None:
-    """Close a connection that stopped reading ("try again later"), without waiting on it."""
+async def _hang_up(watcher: Watcher, code: int = 1013) -> None:
+    """Close a connection (by default: it stopped reading, "try again later") without
+    waiting on it for long."""
     try:
         async with asyncio.timeout(SEND_SECONDS):
-            await watcher.close(code=1013)
+            await watcher.close(code=code)
     except Exception:
         pass  # it is gone either way
 
@@ -687,13 +688,22 @@ class Rooms:
             state.over, state.winner, list(state.ranking), stored.host_token, started)
         return self._keep(room), host_token
 
-    def forget(self, game_id: str) -> bool:
+    async def forget(self, game_id: str) -> bool:
+        """Delete a game; pages still watching it are told it is gone and hung up on."""
+        if not _plausible_id(game_id) or not self.store.delete(game_id):
+            return False
         room = self.rooms.pop(game_id, None)
         if room is not None:
             for task in (room.bot_task, room.watchdog):
                 if task is not None:
                     task.cancel()
-        return self.store.delete(game_id) if _plausible_id(game_id) else False
+            watchers = list(room.watchers)
+            room.watchers.clear()
+            gone = ProtocolError("unknown-game", "this game was deleted").to_json()
+            await room._deliver(watchers, json.dumps(gone))
+            for watcher in watchers:
+                asyncio.get_running_loop().create_task(_hang_up(watcher, code=4404))
+        return True
 
 
 def import_parts(record: Record, limits: Limits) -> tuple[dict[str, dict[str, str]], dict[str, Any],
