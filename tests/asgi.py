@@ -43,3 +43,9 @@ def error(socket: Any, message: dict[str, Any]) -> str:
     socket.send_json(message)
     code: str = expect(socket, "error")["code"]
     return code
+
+
+def hello(socket: Any, token: str) -> dict[str, Any]:
+    """Prove a seat (or the host's rights) on a connection; returns the welcome."""
+    socket.send_json({"type": "hello", "token": token})
+    return expect(socket, "welcome")

@@ -16,7 +16,7 @@ import pytest
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from asgi import JSON, LocalClient, error, expect, latest
+from asgi import JSON, LocalClient, error, expect, hello, latest
 
 from flyingchess.server.app import create_app
 from flyingchess.server.guard import HostPolicy, host_name
@@ -297,8 +297,7 @@ def test_a_removed_player_loses_chat_and_reactions_at_once(client: TestClient) -
             client.websocket_connect(url) as new:
         for socket in (host, old, new):
             expect(socket, "snapshot")
-        host.send_json({"type": "hello", "token": created["host_token"]})
-        expect(host, "welcome")
+        hello(host, created["host_token"])
         old.send_json({"type": "join", "colour": "blue", "name": "Old"})
         expect(old, "joined")
         host.send_json({"type": "kick", "colour": "blue"})
@@ -319,8 +318,7 @@ def test_chat_is_rate_limited_per_seat_and_only_the_last_lines_are_kept(db: Path
         created = client.post("/api/games", json={"players": ["red", "blue"]}).json()
         with client.websocket_connect(f"/ws/{created['id']}") as host:
             expect(host, "snapshot")
-            host.send_json({"type": "hello", "token": created["host_token"]})
-            expect(host, "welcome")
+            hello(host, created["host_token"])
             for n in range(3):
                 host.send_json({"type": "chat", "text": f"line {n}"})
                 expect(host, "chat")
@@ -344,8 +342,7 @@ def test_a_failed_write_changes_nothing_in_memory_or_on_disk(db: Path) -> None:
                 client.websocket_connect(url) as other:
             for socket in (host, guest, other):
                 expect(socket, "snapshot")
-            host.send_json({"type": "hello", "token": created["host_token"]})
-            expect(host, "welcome")
+            hello(host, created["host_token"])
             store.db.execute("PRAGMA query_only = ON")  # every write now fails, as on a full disk
             assert error(guest, {"type": "join", "colour": "blue", "name": "Bo"}) == "storage-unavailable"
             assert error(host, {"type": "chat", "text": "hi"}) == "storage-unavailable"
@@ -370,8 +367,7 @@ def test_a_failed_roll_is_never_seen_and_the_game_stays_where_it_was(db: Path) -
         created = client.post("/api/games", json={"players": ["red", "blue"]}).json()
         with client.websocket_connect(f"/ws/{created['id']}") as host:
             expect(host, "snapshot")
-            host.send_json({"type": "hello", "token": created["host_token"]})
-            expect(host, "welcome")
+            hello(host, created["host_token"])
             store.db.execute("PRAGMA query_only = ON")
             for _ in range(5):
                 assert error(host, {"type": "roll"}) == "storage-unavailable"
