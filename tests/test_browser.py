@@ -165,6 +165,7 @@ def test_bots_only_game_finishes_and_can_be_replayed(browser: Any, server: Serve
     finished.locator("[data-testid=replay]").click()
     tab.page.wait_for_selector("body[data-screen=replay]")
     position = tab.testid("replay-position")
+    tab.wait_for("!/\\/\\s*0$/.test(document.querySelector('[data-testid=replay-position]').innerText)")
     tab.testid("replay-last").click()
     last = position.inner_text()
     tab.testid("replay-first").click()
@@ -230,7 +231,9 @@ def test_load_a_record_to_watch_or_continue_and_refuse_a_bad_one(browser: Any, s
     tab.testid("load-record").set_input_files(str(partial))
     tab.testid("loaded-watch").click()
     tab.page.wait_for_selector("body[data-screen=replay]")
-    assert tab.testid("replay-position").inner_text().replace(" ", "").endswith("/60")
+    # the viewer fetches the game's steps after it opens
+    tab.wait_for("document.querySelector('[data-testid=replay-position]').innerText.replace(/ /g, '')"
+                 ".endsWith('/60')")
     tab.testid("continue").click()
     tab.page.wait_for_selector("body[data-screen=game]")
     tab.idle()

@@ -41,6 +41,7 @@ from .protocol import (
     HTTP_STATUS, MAX_MESSAGE_BYTES, Chat, Hello, Join, Kick, Message, Move, ProtocolError, React,
     Roll, SetSeat, Speed, Start, Sync, parse_message, parse_new_game,
 )
+from .outbox import Outbox
 from .rooms import (
     GRACE_SECONDS, STORAGE_MESSAGE, Control, Room, Rooms, import_parts, iso_time, token_hash,
     without_secrets,
@@ -113,12 +114,13 @@ def _address(request: Request | WebSocket) -> str:
     return request.client.host if request.client else "unknown"
 
 
-def _count(request: Request, name: str, default: int, most: int) -> int:
+def _count(request: Request, name: str, default: int, most: int, least: int = 0) -> int:
+    """A whole-number query parameter in least..most (ASCII digits only: no '²')."""
     text = request.query_params.get(name)
     if text is None:
         return default
-    if not text.isdigit() or int(text) > most:
-        raise ProtocolError("bad-request", f"{name} must be a whole number 0..{most}")
+    if not (text.isascii() and text.isdigit() and len(text) <= 10) or not least <= int(text) <= most:
+        raise ProtocolError("bad-request", f"{name} must be a whole number {least}..{most}")
     return int(text)
 
 
@@ -151,6 +153,10 @@ async def _json_body(request: Request, limit: int) -> Any:
         return json.loads(body)
     except (ValueError, RecursionError):
         raise ProtocolError("bad-request", "request body is not valid JSON") from None
+
+
+def _no_constants(name: str) -> Any:
+    raise ProtocolError("bad-record", f"{name} is not a JSON number")
 
 
 def _may_create(request: Request) -> None:
@@ -201,7 +207,7 @@ async def list_games(request: Request) -> Response:
     """A page of saved games, newest change first. On a network server a page sees only
     the games it names (`?ids=`: those it holds a token for), never everyone's."""
     limits = _settings(request).limits
-    limit = _count(request, "limit", limits.list_page, limits.list_page_max)
+    limit = _count(request, "limit", limits.list_page, limits.list_page_max, least=1)
     offset = _count(request, "offset", 0, 10**9)
     ids_text = request.query_params.get("ids")
     ids = None if ids_text is None else [i for i in ids_text.split(",") if i][:limits.list_page_max]
@@ -216,7 +222,7 @@ async def list_games(request: Request) -> Response:
 async def lobby(request: Request) -> Response:
     """Unfinished games other devices may join or watch, open seats first (paginated)."""
     limits = _settings(request).limits
-    limit = _count(request, "limit", limits.list_page, limits.list_page_max)
+    limit = _count(request, "limit", limits.list_page, limits.list_page_max, least=1)
     offset = _count(request, "offset", 0, 10**9)
     store: Store = request.app.state.store
     summaries = await asyncio.to_thread(store.lobby, limit + 1, offset)
@@ -253,7 +259,7 @@ async def import_record(request: Request) -> Response:
 
     def prepare() -> tuple[Any, ...]:
         try:
-            record = parse_record(json.loads(body))
+            record = parse_record(json.loads(body, parse_constant=_no_constants))
             return (record, *import_parts(record, limits))
         except (RecordError, ActionError) as error:
             raise ProtocolError("bad-record", str(error)) from None
@@ -277,12 +283,18 @@ async def get_record(request: Request) -> Response:
 
 
 async def get_replay(request: Request) -> Response:
-    """Replay steps a page at a time (`?from=N&count=M`), computed off the event loop."""
+    """Replay steps a page at a time (`?from=N&count=M`), worked out off the event loop,
+    a few at a time, and limited per client address (each page is real work)."""
     limits = _settings(request).limits
-    room = await _rooms(request).get(request.path_params["game_id"])
     first = _count(request, "from", 0, 10**9)
-    count = _count(request, "count", limits.replay_page, limits.replay_page)
-    steps = await asyncio.to_thread(room.replay_steps, first, count)
+    count = _count(request, "count", limits.replay_page, limits.replay_page, least=1)
+    room = await _rooms(request).get(request.path_params["game_id"])
+    wait = request.app.state.replays.allow(_address(request), time.monotonic())
+    if wait:
+        raise ProtocolError("rate-limited", f"too many replay pages: try again in {wait:.0f} s",
+                            retry_after=wait)
+    async with request.app.state.heavy_jobs:
+        steps = await asyncio.to_thread(room.replay_steps, first, count)
     return JSONResponse({"game": room.snapshot(), **steps})
 
 
@@ -351,16 +363,14 @@ async def http_error(request: Request, error: Exception) -> Response:
     return _error(error.status_code, code, str(error.detail))
 
 
-async def unexpected_error(request: Request, error: Exception) -> Response:
-    log.error("unexpected error in %s %s", request.method, request.url.path, exc_info=error)
-    return _error(500, "internal-error", "something went wrong on the server; nothing was changed")
+INTERNAL_MESSAGE = "something went wrong on the server; nothing was changed"
 
 
 # ---------------------------------------------------------------- the WebSocket
 
-async def _handle(room: Room, websocket: WebSocket, request: Message) -> None:
+async def _handle(room: Room, page: Outbox, address: str, request: Message) -> None:
     """Carry out one checked request for this connection."""
-    control = room.control_of(websocket)
+    control = room.control_of(page)
     if isinstance(request, Roll):
         await room.human_roll(control)
     elif isinstance(request, Move):
@@ -368,14 +378,14 @@ async def _handle(room: Room, websocket: WebSocket, request: Message) -> None:
     elif isinstance(request, Speed):
         await room.set_speed(control, request.speed)
     elif isinstance(request, Sync):
-        await websocket.send_json({"type": "snapshot", "game": room.snapshot()})
+        await page.send_json({"type": "snapshot", "game": room.snapshot()})
     elif isinstance(request, Hello):
         control = room.authenticate(request.token)
-        await room.attach(websocket, control)
-        await websocket.send_json({"type": "welcome", "role": control.role, "colours": sorted(control.colours)})
+        await room.attach(page, control)
+        await page.send_json({"type": "welcome", "role": control.role, "colours": sorted(control.colours)})
     elif isinstance(request, Join):
-        token = await room.join(websocket, request.colour, request.name, _address(websocket))
-        await websocket.send_json({"type": "joined", "colour": request.colour, "token": token})
+        token = await room.join(page, request.colour, request.name, address)
+        await page.send_json({"type": "joined", "colour": request.colour, "token": token})
     elif isinstance(request, SetSeat):
         await room.set_seat(control, request.colour, request.kind, request.bot)
     elif isinstance(request, Start):
@@ -388,40 +398,48 @@ async def _handle(room: Room, websocket: WebSocket, request: Message) -> None:
         await room.say(control, emoji=request.emoji)
 
 
+async def _refuse_socket(websocket: WebSocket, error: ProtocolError, code: int) -> None:
+    with contextlib.suppress(WebSocketDisconnect, WebSocketDisconnected):
+        await websocket.send_json(error.to_json())
+        await websocket.close(code=code)
+
+
 async def game_socket(websocket: WebSocket) -> None:
+    """One page's connection to one game. Everything the page is sent goes through its
+    outbox, in order; what it sends is rate-limited, parsed and handed to the room."""
     settings = _settings(websocket)
     limits = settings.limits
     await websocket.accept()
     try:
         room = await _rooms(websocket).get(websocket.path_params["game_id"])
-    except (ProtocolError, DamagedGame, StoreError) as error:
-        refusal = error if isinstance(error, ProtocolError) else ProtocolError(
-            "damaged-game" if isinstance(error, DamagedGame) else "storage-unavailable", str(error))
-        with contextlib.suppress(WebSocketDisconnect, WebSocketDisconnected):
-            await websocket.send_json(refusal.to_json())
-            await websocket.close(code=4404 if refusal.code == "unknown-game" else 1011)
+    except ProtocolError as error:
+        await _refuse_socket(websocket, error, 4404 if error.code == "unknown-game" else 1011)
+        return
+    except (DamagedGame, StoreError) as error:
+        code = "damaged-game" if isinstance(error, DamagedGame) else "storage-unavailable"
+        await _refuse_socket(websocket, ProtocolError(code, str(error)), 1011)
         return
     if len(room.watchers) >= limits.watchers_per_room:
-        with contextlib.suppress(WebSocketDisconnect, WebSocketDisconnected):
-            await websocket.send_json(ProtocolError("room-full", "too many pages watch this game").to_json())
-            await websocket.close(code=1013)
+        await _refuse_socket(websocket, ProtocolError("room-full", "too many pages watch this game"), 1013)
         return
+    page = Outbox(websocket, limits.outbox_characters)
+    address = _address(websocket)
     limit = TokenBucket(time.monotonic(), limits.message_rate, limits.message_burst)
     # On a server only this machine can reach, whoever opens the page is the host.
-    await room.attach(websocket, Control(host=settings.local), first=True)
+    await room.attach(page, Control(host=settings.local), first=True)
     try:
-        await websocket.send_json({"type": "snapshot", "game": room.snapshot()})
+        await page.send_json({"type": "snapshot", "game": room.snapshot()})
         room.wake_bots()
-        while True:
+        while not page.closed:
             message = await websocket.receive()
             if message["type"] == "websocket.disconnect":
                 break
             if not limit.allow(time.monotonic()):
                 if limit.refused > limits.flood_refusals:
-                    await websocket.close(code=1008)
+                    await page.close(code=1008)
                     break
                 if limit.refused % 20 == 1:  # say so now and then, not once per message
-                    await websocket.send_json(ProtocolError(
+                    await page.send_json(ProtocolError(
                         "rate-limited", "too many messages: slow down", limit.wait()).to_json())
                 continue
             text = message.get("text")
@@ -429,17 +447,23 @@ async def game_socket(websocket: WebSocket) -> None:
                 text = (message.get("bytes") or b"")[:MAX_MESSAGE_BYTES + 1].decode("utf-8", "replace")
             try:
                 request = parse_message(text)
-                await room.heard_from(room.control_of(websocket))
-                await _handle(room, websocket, request)
+                await room.heard_from(room.control_of(page))
+                await _handle(room, page, address, request)
             except ProtocolError as error:
-                await websocket.send_json(error.to_json())
+                await page.send_json(error.to_json())
             except StoreError as error:
                 log.warning("room %s: %s", room.id, error)
-                await websocket.send_json(ProtocolError("storage-unavailable", STORAGE_MESSAGE).to_json())
-    except (WebSocketDisconnect, WebSocketDisconnected):
+                await page.send_json(ProtocolError("storage-unavailable", STORAGE_MESSAGE).to_json())
+            except ConnectionError:
+                break  # the page went away or stopped reading
+            except Exception:  # a fault of ours: say so, keep the connection and the game
+                log.exception("room %s: unexpected error handling %r", room.id, text[:200])
+                await page.send_json(ProtocolError("internal-error", INTERNAL_MESSAGE).to_json())
+    except (WebSocketDisconnect, WebSocketDisconnected, ConnectionError):
         pass  # the page went away, perhaps while being answered
     finally:
-        await room.detach(websocket)
+        page.stop()
+        await room.detach(page)
 
 
 # ---------------------------------------------------------------- the app
@@ -492,11 +516,12 @@ def create_app(store: Store, *, dice: Callable[[], random.Random] = random.Syste
         middleware=[Middleware(Guard, hosts=hosts or HostPolicy.of(LOOPBACK_NAMES),
                                max_body=max(limits.record_bytes, limits.json_body_bytes))],
         exception_handlers={ProtocolError: protocol_error, StoreError: storage_error,
-                            DamagedGame: damaged_game, HTTPException: http_error,
-                            Exception: unexpected_error})
+                            DamagedGame: damaged_game, HTTPException: http_error})
     app.state.store = store
     app.state.settings = settings
     app.state.rooms = Rooms(store, dice, grace_seconds, limits)
     app.state.creations = KeyedBuckets(limits.create_rate, limits.create_burst, limits.address_keys)
+    app.state.replays = KeyedBuckets(limits.replay_rate, limits.replay_burst, limits.address_keys)
+    app.state.heavy_jobs = asyncio.Semaphore(limits.heavy_jobs)
     app.state.meta = _meta()
     return app

@@ -17,6 +17,7 @@ answer carries.
 from __future__ import annotations
 
 import json
+import logging
 import re
 from dataclasses import dataclass
 from typing import Iterable
@@ -25,16 +26,18 @@ from urllib.parse import urlsplit
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+log = logging.getLogger("flyingchess.server")
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
-HOST_CHARACTERS = re.compile(r"[A-Za-z0-9.:_\[\]-]+")
+HOST_SYNTAX = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(:[0-9]{1,5})?")
+"""A name or an IPv4 address, or an IPv6 address in brackets, then perhaps a port."""
 
 
 def host_name(host: str | None) -> str | None:
     """The name in a Host header or an origin's netloc ('[::1]:8000' -> '::1'), lower
     case without a trailing dot; None when it is not a well-formed host[:port]."""
-    if not host or not HOST_CHARACTERS.fullmatch(host):
+    if not host or not HOST_SYNTAX.fullmatch(host):
         return None
     try:
         parts = urlsplit("//" + host)
@@ -117,7 +120,9 @@ class Guard:
         host = headers.get("host")
         origin = headers.get("origin")
         if scope["type"] == "websocket":
-            if not self.hosts.allows(host) or (origin is not None and not same_origin(origin, host)):
+            foreign = (origin is not None and not same_origin(origin, host)) or \
+                headers.get("sec-fetch-site") == "cross-site"
+            if not self.hosts.allows(host) or foreign:
                 await send({"type": "websocket.close", "code": 1008})  # during the handshake: 403
                 return
             await self.app(scope, receive, send)
@@ -127,15 +132,25 @@ class Guard:
             await _refuse(send, *refusal, host=host if self.hosts.allows(host) else None)
             return
         extra = security_headers(host or "")
+        started = False
 
         async def send_with_headers(message: Message) -> None:
+            nonlocal started
             if message["type"] == "http.response.start":
+                started = True
                 present = {name.lower() for name, _ in message.get("headers", [])}
                 message["headers"] = list(message.get("headers", [])) + [
                     header for header in extra if header[0] not in present]
             await send(message)
 
-        await self.app(scope, receive, send_with_headers)
+        try:
+            await self.app(scope, receive, send_with_headers)
+        except Exception:  # a fault of ours: a typed 500 with the usual headers, never a traceback
+            log.exception("unexpected error in %s %s", scope["method"], scope["path"])
+            if started:
+                raise  # the answer is under way: the server closes the connection
+            await _refuse(send, 500, "internal-error",
+                          "something went wrong on the server; nothing was changed", host)
 
     def _refusal(self, method: str, headers: Headers, host: str | None,
                  origin: str | None) -> tuple[int, str, str] | None:

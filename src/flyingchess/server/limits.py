@@ -56,6 +56,14 @@ class Limits:
     """The most actions an imported record may have (about 7x the longest simulated game)."""
     replay_page: int = 1_000
     """The most replay steps one answer carries (`GET .../replay?from=N`)."""
+    replay_rate: float = 2.0
+    """Replay pages per client address: a burst of 20, then two a second (each costs
+    tens of milliseconds of work)."""
+    replay_burst: float = 20.0
+    heavy_jobs: int = 2
+    """Replay pages worked out at the same time, whoever asks (more wait their turn)."""
+    outbox_characters: int = 1_000_000
+    """How far a page may fall behind in reading before it is hung up on (1013)."""
     list_page: int = 50
     """Games or rooms one list answer carries by default..."""
     list_page_max: int = 200

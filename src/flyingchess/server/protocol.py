@@ -154,7 +154,7 @@ def _set_seat(data: Mapping[str, Any]) -> Message:
     if kind not in SEAT_KINDS:
         raise ProtocolError("bad-message", f"kind must be one of {', '.join(SEAT_KINDS)}")
     bot = data.get("bot")
-    if kind == "bot" and bot not in BOTS:
+    if kind == "bot" and (not isinstance(bot, str) or bot not in BOTS):
         raise ProtocolError("bad-message", f"unknown bot {json.dumps(bot)[:40]}")
     return SetSeat(_colour(data), str(kind), str(bot) if kind == "bot" else None)
 
@@ -276,7 +276,7 @@ def parse_seats(players: tuple[str, ...], seats: Any) -> dict[str, dict[str, str
         if not isinstance(seat, dict) or seat.get("kind") not in SEAT_KINDS:
             raise ProtocolError("bad-request", f"seat {colour}: kind must be human, bot or open")
         if seat["kind"] == "bot":
-            if seat.get("bot") not in BOTS:
+            if not isinstance(seat.get("bot"), str) or seat["bot"] not in BOTS:
                 raise ProtocolError("bad-request",
                                     f"seat {colour}: unknown bot {json.dumps(seat.get('bot'))}")
             out[colour] = {"kind": "bot", "bot": str(seat["bot"])}

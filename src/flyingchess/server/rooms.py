@@ -21,7 +21,7 @@ import time
 import zlib
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Callable, Final, Protocol
+from typing import Any, Callable, Final, Iterable, Iterator, Protocol
 
 from ..bots import BOTS, Bot, make_bot
 from ..events import Bounced, Captured, Event, Flew, Jumped
@@ -42,8 +42,6 @@ AUTOPILOT_BOT: Final = "heuristic"
 CHAT_SHOWN: Final = 30
 """Chat lines a snapshot carries, so a page that reloads sees the conversation."""
 PLAYED_BY_PEOPLE: Final = ("human", "player")
-SEND_SECONDS: Final = 5.0
-"""How long a page may take to accept one message before it is hung up on."""
 STORE_RETRY_SECONDS: Final = 2.0
 """How long bots wait to try again after the store failed to take their move."""
 
@@ -51,21 +49,12 @@ log = logging.getLogger("flyingchess.server")
 
 
 class Watcher(Protocol):
-    """A page watching a room (a WebSocket in the app)."""
+    """A page watching a room: the app's `Outbox` over a WebSocket. `send_text` must not
+    wait for the network (the outbox queues); `close` ends the connection."""
 
     async def send_text(self, data: str) -> None: ...
 
     async def close(self, code: int = 1000, reason: str | None = None) -> None: ...
-
-
-async def _hang_up(watcher: Watcher, code: int = 1013) -> None:
-    """Close a connection (by default: it stopped reading, "try again later") without
-    waiting on it for long."""
-    try:
-        async with asyncio.timeout(SEND_SECONDS):
-            await watcher.close(code=code)
-    except Exception:
-        pass  # it is gone either way
 
 
 def iso_time(timestamp: float) -> str:
@@ -119,6 +108,30 @@ class Control:
 SPECTATOR: Final = Control()
 
 
+class ActionLog:
+    """A game's (roll, plane) actions, one byte each (roll * 8 + plane, 7 for a pass): a
+    room holds its whole game in memory, and a long one should cost kilobytes, not a
+    tuple per action."""
+
+    PASS: Final = 7
+
+    def __init__(self, actions: Iterable[tuple[int, int | None]] = ()) -> None:
+        self.data = bytearray(roll * 8 + (self.PASS if plane is None else plane) for roll, plane in actions)
+
+    def append(self, roll: int, plane: int | None) -> None:
+        self.data.append(roll * 8 + (self.PASS if plane is None else plane))
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def __iter__(self) -> Iterator[tuple[int, int | None]]:
+        for byte in self.data:
+            yield byte >> 3, None if byte & 7 == self.PASS else byte & 7
+
+    def pairs(self) -> list[tuple[int, int | None]]:
+        return list(self)
+
+
 def rebuild(stored: StoredGame) -> State:
     """The state a stored game is in, checked field by field: DamagedGame when any part
     of it (rules, players, seats, timer, actions) would not be accepted from a page."""
@@ -158,7 +171,7 @@ class Room:
         self.started = stored.started
         self.extra = stored.extra
         self.speed = stored.speed
-        self.actions: list[tuple[int, int | None]] = list(stored.actions)
+        self.actions = ActionLog(stored.actions)
         self.state = state
         self.dice = dice
         self.bots: dict[str, Bot] = {}
@@ -326,7 +339,7 @@ class Room:
         """Steps `first`..`first + count - 1` of the game for the replay viewer, with the
         state before the first of them. Pure work over a copy of the action list: callers
         run it in a worker thread, so a long game never holds up other rooms."""
-        actions = self.actions[:]
+        actions = self.actions.pairs()  # a copy: the game may move on meanwhile
         first = min(first, len(actions))
         state = replay_actions(self.players, self.rules, actions[:first])
         before = canonical_state(state)
@@ -345,7 +358,7 @@ class Room:
 
     def _write_seats(self, seats: dict[str, dict[str, str]], started: bool) -> None:
         """Store new seats, then adopt them (a failed write leaves the old ones)."""
-        self.store.set_seats(self.id, seats, started)
+        self.updated = self.store.set_seats(self.id, seats, started)
         self.seats = seats
         self.started = started
 
@@ -446,7 +459,7 @@ class Room:
             value = self.dice.randint(1, 6)
             rolled, events = roll(self.state, value)
             if legal_moves(rolled):
-                self.store.set_pending_roll(self.id, value)
+                self.updated = self.store.set_pending_roll(self.id, value)
                 self.state = rolled
                 self.turn_started = time.monotonic()
             else:
@@ -497,9 +510,9 @@ class Room:
         """Apply, store, then adopt the new state (the store write comes before any message)."""
         after, events = apply(rolled, plane)
         seq = len(self.actions)
-        self.store.append_action(self.id, seq, value, plane, after.over, after.winner,
-                                 list(after.ranking))
-        self.actions.append((value, plane))
+        self.updated = self.store.append_action(self.id, seq, value, plane, after.over, after.winner,
+                                                list(after.ranking))
+        self.actions.append(value, plane)
         self.state = after
         self.turn_started = time.monotonic()
         return events
@@ -516,25 +529,14 @@ class Room:
         await self._deliver([watcher], json.dumps(message, ensure_ascii=False))
 
     async def _deliver(self, watchers: list[Watcher], text: str) -> None:
-        """Send to each page in turn. A page that went away is forgotten; a page that
-        stops reading (its send does not finish within SEND_SECONDS) is hung up on, so
-        it holds up nobody: it reconnects to a fresh snapshot. One deadline covers the
-        whole broadcast (a timer per page would cost more than the sends)."""
-        index = 0
-        while index < len(watchers):
+        """Hand a message to each page. A page's outbox only queues (it never waits for
+        the network), so a page that stops reading holds up nobody; one that went away or
+        fell too far behind raises, and is forgotten."""
+        for watcher in watchers:
             try:
-                async with asyncio.timeout(SEND_SECONDS):
-                    while index < len(watchers):
-                        try:
-                            await watchers[index].send_text(text)
-                        except Exception:  # a page that went away: forget it, never stop the game
-                            self.watchers.pop(watchers[index], None)
-                        index += 1
-            except TimeoutError:
-                stuck = watchers[index]
-                self.watchers.pop(stuck, None)
-                asyncio.get_running_loop().create_task(_hang_up(stuck))
-                index += 1
+                await watcher.send_text(text)
+            except Exception:
+                self.watchers.pop(watcher, None)
 
     # ---------------------------------------------------------------- bots
 
@@ -633,6 +635,10 @@ class Rooms:
             raise ProtocolError("unknown-game", "no game with that id")
         room = self._room(*found)
         await asyncio.to_thread(room.load_chat)
+        # Deleted while it loaded? Checked on the event loop right before it is kept, so a
+        # delete cannot fall in between and leave a room whose game is gone.
+        if not self.store.host_token(game_id)[0]:
+            raise ProtocolError("unknown-game", "no game with that id")
         return self._keep(room)
 
     def _room(self, stored: StoredGame, state: State) -> Room:
@@ -702,7 +708,7 @@ class Rooms:
             gone = ProtocolError("unknown-game", "this game was deleted").to_json()
             await room._deliver(watchers, json.dumps(gone))
             for watcher in watchers:
-                asyncio.get_running_loop().create_task(_hang_up(watcher, code=4404))
+                asyncio.get_running_loop().create_task(watcher.close(code=4404))
         return True
 
 
@@ -724,10 +730,41 @@ def import_parts(record: Record, limits: Limits) -> tuple[dict[str, dict[str, st
         seats = parse_seats(record.players, record.extra.get("seats"))
     except ProtocolError:
         seats = parse_seats(record.players, None)
-    extra = {k: v for k, v in record.extra.items() if k not in ("seats", "id", "timer")}
+    extra = {key: value for key, value in record.extra.items() if key not in SERVER_KEYS}
+    for key, value in extra.items():
+        if _depth(value) > EXTRA_DEPTH:
+            raise ProtocolError("bad-record", f"{key[:40]!r} nests more than {EXTRA_DEPTH} levels deep")
+    if len(json.dumps(extra)) > EXTRA_CHARACTERS:
+        raise ProtocolError("bad-record", f"the record's other fields are longer than {EXTRA_CHARACTERS}"
+                            " characters")
     if timer:
         extra["timer"] = timer
     return seats, extra, actions, state
+
+
+SERVER_KEYS: Final = frozenset({"seats", "id", "timer", "host_token", "speed", "pending_roll", "started",
+                                "created", "updated"})
+"""Top-level record keys an import does not keep: the server decides them itself."""
+EXTRA_DEPTH: Final = 16
+EXTRA_CHARACTERS: Final = 64_000
+"""An imported record's other top-level fields are kept (and come back in downloads)
+when they nest at most 16 levels deep and take at most 64,000 characters."""
+
+
+def _depth(value: Any) -> int:
+    """How deeply a parsed JSON value nests (0 for a plain value); stops early when deep."""
+    level, layer = 0, [value]
+    while layer and level <= EXTRA_DEPTH:
+        inner: list[Any] = []
+        for item in layer:
+            if isinstance(item, dict):
+                inner.extend(item.values())
+            elif isinstance(item, list):
+                inner.extend(item)
+        if not inner and not any(isinstance(item, (dict, list)) for item in layer):
+            break
+        layer, level = inner, level + 1
+    return level
 
 
 def _plausible_id(game_id: str) -> bool:

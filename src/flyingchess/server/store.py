@@ -201,16 +201,19 @@ class Store:
                 [(game_id, seq, roll, plane, now) for seq, (roll, plane) in enumerate(actions)])
 
     @_locked
-    def set_pending_roll(self, game_id: str, roll: int) -> None:
-        """The die a human must now move with: stored so a reload cannot re-roll it."""
+    def set_pending_roll(self, game_id: str, roll: int) -> float:
+        """The die a human must now move with: stored so a reload cannot re-roll it.
+        Returns the time written as the game's last change (as do the other writes)."""
+        now = time.time()
         with self.db:
             self.db.execute("BEGIN")
             self.db.execute("UPDATE games SET pending_roll = ?, updated = ? WHERE id = ?",
-                            (roll, time.time(), game_id))
+                            (roll, now, game_id))
+        return now
 
     @_locked
     def append_action(self, game_id: str, seq: int, roll: int, plane: int | None, over: bool,
-                      winner: str | None, ranking: list[str]) -> None:
+                      winner: str | None, ranking: list[str]) -> float:
         now = time.time()
         with self.db:
             self.db.execute("BEGIN")
@@ -220,16 +223,18 @@ class Store:
                 "UPDATE games SET pending_roll = NULL, updated = ?, over = ?, winner = ?, ranking = ?,"
                 " action_count = ? WHERE id = ?",
                 (now, int(over), winner, json.dumps(ranking), seq + 1, game_id))
+        return now
 
     @_locked
-    def set_seats(self, game_id: str, seats: dict[str, Any], started: bool = True) -> None:
+    def set_seats(self, game_id: str, seats: dict[str, Any], started: bool = True) -> float:
         shared, open_seats = seat_counts(seats)
+        now = time.time()
         with self.db:
             self.db.execute("BEGIN")
             self.db.execute("UPDATE games SET seats = ?, started = ?, shared = ?, open_seats = ?,"
                             " updated = ? WHERE id = ?",
-                            (json.dumps(seats), int(started), int(shared), open_seats, time.time(),
-                             game_id))
+                            (json.dumps(seats), int(started), int(shared), open_seats, now, game_id))
+        return now
 
     @_locked
     def add_chat(self, game_id: str, at: float, colour: str | None, name: str, text: str,
@@ -286,8 +291,10 @@ class Store:
                                 bool(row[13]))
         except (ValueError, TypeError) as error:
             raise DamagedGame(f"game {game_id} is damaged in storage: {error}") from None
-        if not isinstance(stored.seats, dict) or not isinstance(stored.extra, dict):
-            raise DamagedGame(f"game {game_id} is damaged in storage: seats or extra is not an object")
+        if not isinstance(stored.seats, dict) or not isinstance(stored.extra, dict) \
+                or not isinstance(stored.players, list) or _number(stored.created) != stored.created \
+                or _number(stored.updated) != stored.updated:
+            raise DamagedGame(f"game {game_id} is damaged in storage: a field has the wrong kind")
         return stored
 
     @_locked
@@ -318,12 +325,22 @@ class Store:
 
 
 def _summary(row: tuple[Any, ...]) -> dict[str, Any]:
-    def parsed(text: str, default: Any) -> Any:
+    """A list entry, whatever the row holds: a damaged row still lists (and can be deleted)."""
+    def parsed(text: Any, kind: type, default: Any) -> Any:
         try:
-            return json.loads(text)
-        except (ValueError, TypeError):
-            return default  # a damaged row still lists (and can be deleted)
-    return {"id": row[0], "created": row[1], "updated": row[2], "rules": parsed(row[3], None),
-            "players": parsed(row[4], []), "seats": parsed(row[5], {}), "over": bool(row[6]),
-            "winner": row[7], "ranking": parsed(row[8], []), "open_seats": row[9],
-            "actions": row[10]}
+            value = json.loads(text)
+        except (ValueError, TypeError, RecursionError):
+            return default
+        return value if isinstance(value, kind) else default
+    seats = {colour: seat for colour, seat in parsed(row[5], dict, {}).items()
+             if isinstance(colour, str) and isinstance(seat, dict)}
+    players = [colour for colour in parsed(row[4], list, []) if isinstance(colour, str)]
+    ranking = [colour for colour in parsed(row[8], list, []) if isinstance(colour, str)]
+    return {"id": row[0], "created": _number(row[1]), "updated": _number(row[2]),
+            "rules": parsed(row[3], object, None), "players": players, "seats": seats,
+            "over": bool(row[6]), "winner": row[7] if isinstance(row[7], str) else None,
+            "ranking": ranking, "open_seats": _number(row[9]), "actions": _number(row[10])}
+
+
+def _number(value: Any) -> Any:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
