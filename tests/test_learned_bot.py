@@ -11,7 +11,7 @@ from flyingchess import PRESETS, Rules, setup_position
 from flyingchess.bots import BOTS, make_bot
 from flyingchess.bots.learned import (FEATURES, LearnedBot, batch_features, batch_winner, feature_tables,
                                       features, scores)
-from flyingchess.envs.batch import BatchGame, random_actions, rule_arrays
+from flyingchess.envs.batch import BatchGame, random_actions
 
 
 def test_registered_above_heuristic() -> None:
@@ -50,23 +50,6 @@ def test_runs_from_a_plane_that_can_hit_it() -> None:
     # 5 to 35 leaves every blue plane behind more than 6 cells, except for a lucky jump.
     state = setup_position({"red": [8, 30, 56, 56], "blue": [2, 56, 56, -1]}, roll=5)
     assert LearnedBot().choose(state) == 1
-
-
-@pytest.mark.parametrize("preset", list(PRESETS))
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_hit_tables_agree_with_the_batch_simulators_capture_targets(preset: str, players: int) -> None:
-    game = BatchGame(Rules.preset(preset), players, 1)
-    count = len(game.players)
-    tables = feature_tables(game.rules, game.players)
-    hits = tables.hit_faces.reshape(count, 58, count, 58)
-    targets = (rule_arrays(game.rules, game.players).targets & 0xFF).reshape(-1, count, 256, 7, count)
-    for attacker in range(count):
-        for start in range(-1, 57):
-            for face in range(1, 7):
-                for victim in range(count):
-                    expected = set(targets[:, attacker, start & 0xFF, face, victim].tolist()) - {0x7F}
-                    found = {q - 1 for q in range(58) if hits[attacker, start + 1, victim, q] >> (face - 1) & 1}
-                    assert found == expected
 
 
 @pytest.mark.parametrize("preset", list(PRESETS))

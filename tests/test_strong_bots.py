@@ -9,8 +9,8 @@ import pytest
 
 from flyingchess import PRESETS, Rules, apply, legal_moves, new_game, roll, setup_position
 from flyingchess.bots import BOTS, make_bot
-from flyingchess.bots.evaluation import Evaluator, expected_rolls
-from flyingchess.game import move_table
+from flyingchess.bots.evaluation import Evaluator
+from flyingchess.compiled import move_table
 from flyingchess.rules import CHOICES
 
 STRONG = ["greedy", "expectimax"]
@@ -120,12 +120,12 @@ def test_capture_chance_follows_flights_and_capture_options() -> None:
 
 
 def test_expected_rolls_follow_the_move_table() -> None:
-    classic = expected_rolls(move_table(Rules.preset("classic")))
+    classic = move_table(Rules.preset("classic")).expected_rolls
     # exact finish: from anywhere within six of the centre one face finishes, so six rolls
     assert classic[51 + 1] == pytest.approx(6) and classic[56 + 1] == 0
     # the hangar needs a 6 first: six rolls more than the takeoff point on average
     assert classic[0] == pytest.approx(classic[1] + 6)
-    house = expected_rolls(move_table(Rules.preset("house")))
+    house = move_table(Rules.preset("house")).expected_rolls
     assert house[0] == pytest.approx(house[1] + 3)
 
 

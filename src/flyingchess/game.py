@@ -14,16 +14,17 @@ from __future__ import annotations
 from random import Random
 from typing import Final, Mapping, NamedTuple, Sequence
 
-from . import board
-from .board import CENTRE, COLOURS, HANGAR, PLANES_PER_COLOUR, SAME_CELL, SEAT
+from .board import CENTRE, COLOURS, HANGAR, PLANES_PER_COLOUR, SEAT
+from .compiled import (
+    STACK_FIRST, STACK_LAST, CompiledGame, Effect, MoveTable, Path, compile_game, compute_path, move_table,
+)
 from .events import (
     Bounced, Captured, Event, ExtraRoll, Flew, GameOver, Jumped, Launched, Passed,
     PlaneFinished, PlayerFinished, Rolled, Stepped, ThreeSixes, TurnPassed,
 )
 from .rules import CLASSIC, DIE_FACES, Rules
 
-STACK_FIRST: Final = board.RING_FIRST
-STACK_LAST: Final = board.LANE_LAST
+__all__ = ["CompiledGame", "MoveTable", "Path", "compile_game", "compute_path", "move_table"]  # re-exported
 _PLANE_INDICES: Final = tuple(range(PLANES_PER_COLOUR))
 _ALL_FINISHED: Final = (CENTRE,) * PLANES_PER_COLOUR
 
@@ -34,112 +35,6 @@ class IllegalMoveError(ValueError):
 
 class GameSetupError(ValueError):
     """A player list the rules do not allow (RULES.md section 7)."""
-
-
-# --------------------------------------------------------------------------- paths
-
-
-class Path(NamedTuple):
-    """Where a plane at some progress goes with some roll, and what happens on the way.
-
-    `steps` are the cells the plain move passes, in order (after a bounce they count
-    back down). `effects` is what follows, in order: ("check", p, 0) a ring capture check
-    at progress p, ("jump", from, to), ("fly", from, to); `flies` and `has_captures` let the
-    fast path skip them when nothing can be captured."""
-
-    end: int
-    steps: tuple[int, ...]
-    bounced: bool
-    effects: tuple[tuple[str, int, int], ...]
-    flies: bool
-    jumps: bool
-    has_checks: bool
-
-
-def compute_path(rules: Rules, progress: int, roll: int) -> Path | None:
-    """The path of a plane at `progress` moved by `roll`, or None when it may not move."""
-    if progress == HANGAR:
-        if roll in rules.launch:
-            return Path(board.TAKEOFF, (), False, (), False, False, False)
-        return None
-    if progress >= CENTRE:
-        return None
-    target = progress + roll
-    if target > CENTRE:
-        if rules.finish == "exact":
-            return None
-        end = 2 * CENTRE - target
-        steps = tuple(range(progress + 1, CENTRE + 1)) + tuple(range(CENTRE - 1, end - 1, -1))
-        return Path(end, steps, True, (), False, False, False)
-    effects: list[tuple[str, int, int]] = []
-    every_stop = rules.capture == "every-stop"
-    if every_stop and board.is_on_ring(target):
-        effects.append(("check", target, 0))
-    position, jumped, flew = target, False, False
-    while True:
-        if position == board.LAUNCH_PAD and not flew and _may_fly(rules.chain, jumped):
-            effects.append(("fly", position, board.FLIGHT_TARGET))
-            position, flew = board.FLIGHT_TARGET, True
-        elif position in board.JUMP_FROM and not jumped and _may_jump(rules.chain, flew):
-            effects.append(("jump", position, position + board.JUMP_DISTANCE))
-            position, jumped = position + board.JUMP_DISTANCE, True
-        else:
-            break
-        if every_stop:
-            effects.append(("check", position, 0))
-    if not every_stop and board.is_on_ring(position):
-        effects.append(("check", position, 0))
-    has_checks = any(op == "check" for op, _, _ in effects)
-    return Path(position, tuple(range(progress + 1, target + 1)), False, tuple(effects),
-                flew, jumped, has_checks)
-
-
-def _may_fly(chain: str, jumped: bool) -> bool:
-    # A flight may be the move's only special move, or (chained rules) follow its jump.
-    return not jumped or chain != "none"
-
-
-def _may_jump(chain: str, flew: bool) -> bool:
-    # A jump may be the only special move, or follow a direct flight under jump-fly-jump.
-    return not flew or chain == "jump-fly-jump"
-
-
-class MoveTable:
-    """Every `Path` for one rule set: `paths[progress + 1][roll]` (None where illegal)."""
-
-    __slots__ = ("rules", "paths", "movable", "together", "three_sixes")
-
-    def __init__(self, rules: Rules) -> None:
-        self.rules = rules
-        self.paths: tuple[tuple[Path | None, ...], ...] = tuple(
-            (None,) + tuple(compute_path(rules, progress, roll) for roll in range(1, 7))
-            for progress in range(HANGAR, CENTRE + 1)
-        )
-        self.movable: tuple[frozenset[int], ...] = tuple(
-            frozenset(p for p in range(HANGAR, CENTRE + 1) if self.paths[p + 1][roll] is not None)
-            for roll in range(7)
-        )
-        """movable[roll]: the progress values from which a plane may move with `roll`."""
-        self.together = rules.stacking == "together"
-        self.three_sixes = rules.three_sixes != "none"
-
-
-_TABLES: dict[Rules, MoveTable] = {}
-_last_table: MoveTable | None = None
-
-
-def move_table(rules: Rules) -> MoveTable:
-    """The tables for `rules`, built on first use (the last one is checked by identity,
-    since a game asks for the same rules object on every move)."""
-    global _last_table
-    table = _last_table
-    if table is not None and table.rules is rules:
-        return table
-    table = _TABLES.get(rules)
-    if table is None:
-        table = _TABLES[rules] = MoveTable(rules)
-    _last_table = table
-    return table
 
 
 # --------------------------------------------------------------------------- state
@@ -290,8 +185,16 @@ def setup_position(
 
 
 def three_sixes_fires(state: State) -> bool:
-    """Whether the rolled die is a third six in a row that forbids a move (RULES.md 4)."""
-    return state.roll == 6 and state.sixes >= 2 and state.rules.three_sixes != "none"
+    """Whether the rolled die is a third six in a row that forbids a move (docs/rules.md)."""
+    return state.roll is not None and _third_six(state, state.roll, move_table(state.rules))
+
+
+def _third_six(state: State, roll: int, table: MoveTable) -> bool:
+    return roll == 6 and state.sixes >= 2 and table.three_sixes
+
+
+def _compiled(state: State) -> CompiledGame:
+    return compile_game(state.rules, state.players)
 
 
 def legal_moves(state: State) -> tuple[int, ...]:
@@ -304,7 +207,7 @@ def legal_moves(state: State) -> tuple[int, ...]:
 
 
 def _legal_moves(state: State, roll: int, table: MoveTable) -> tuple[int, ...]:
-    if roll == 6 and state.sixes >= 2 and table.three_sixes:
+    if _third_six(state, roll, table):
         return ()
     mine = state.planes[state.turn]
     movable = table.movable[roll]
@@ -322,7 +225,7 @@ def carried_planes(state: State, plane: int) -> tuple[int, ...]:
     """The planes that move when `plane` is chosen: its stack under stacking: together."""
     mine = state.planes[state.turn]
     progress = mine[plane]
-    if state.rules.stacking == "together" and STACK_FIRST <= progress <= STACK_LAST:
+    if move_table(state.rules).together and STACK_FIRST <= progress <= STACK_LAST:
         return tuple(i for i, p in enumerate(mine) if p == progress)
     return (plane,)
 
@@ -347,8 +250,8 @@ def apply(state: State, plane: int | None) -> tuple[State, list[Event]]:
         raise IllegalMoveError(f"the game is over: {state.describe()}")
     if state.roll is None:
         raise IllegalMoveError(f"roll the die before moving: {state.describe()}")
-    table = move_table(state.rules)
-    moves = _legal_moves(state, state.roll, table)
+    game = _compiled(state)
+    moves = _legal_moves(state, state.roll, game.table)
     if plane is None:
         if moves:
             names = ", ".join(map(str, moves))
@@ -363,7 +266,7 @@ def apply(state: State, plane: int | None) -> tuple[State, list[Event]]:
             raise IllegalMoveError(
                 f"plane {plane} cannot move: {_why_not(state, plane)}; {state.describe()}")
     events: list[Event] = []
-    return _apply(state, state.roll, plane, table, events), events
+    return _apply(state, state.roll, plane, game, events), events
 
 
 def _why_not(state: State, plane: int) -> str:
@@ -378,7 +281,7 @@ def _why_not(state: State, plane: int) -> str:
 def apply_unchecked(state: State, plane: int | None) -> State:
     """The fast path: `apply` without checks or events, for simulation and search."""
     assert state.roll is not None
-    return _apply(state, state.roll, plane, move_table(state.rules), None)
+    return _apply(state, state.roll, plane, _compiled(state), None)
 
 
 def moves_unchecked(state: State, roll_value: int) -> tuple[int, ...]:
@@ -390,25 +293,26 @@ def play_unchecked(state: State, roll_value: int, plane: int | None) -> State:
     """The fast path's `play`: roll and move in one step, without checks or events.
 
     `state` waits for the die; `plane` must come from `moves_unchecked(state, roll_value)`."""
-    return _apply(state, roll_value, plane, move_table(state.rules), None)
+    return _apply(state, roll_value, plane, _compiled(state), None)
 
 
 def random_playout(state: State, rng: Random) -> tuple[State, int]:
     """Play on with uniformly random dice and moves until the game ends (fast path).
 
     Returns the final state and the number of rolls. This is the simulator's inner loop:
-    it calls the same `_legal_moves` and `_apply` as every other path, with the move
-    table looked up once."""
+    it calls the same `_legal_moves` and `_apply` as every other path, with the compiled
+    game looked up once."""
     if state.roll is not None:
         raise IllegalMoveError(f"random_playout starts from a state waiting for the die: {state.describe()}")
-    table = move_table(state.rules)
+    game = _compiled(state)
+    table = game.table
     uniform = rng.random
     rolls = 0
     while not state.over:
         value = int(uniform() * 6) + 1
         moves = _legal_moves(state, value, table)
         plane = moves[int(uniform() * len(moves))] if moves else None
-        state = _apply(state, value, plane, table, None)
+        state = _apply(state, value, plane, game, None)
         rolls += 1
     return state, rolls
 
@@ -420,15 +324,16 @@ def play(state: State, value: int, plane: int | None) -> tuple[State, list[Event
     return after, events + more
 
 
-def _apply(state: State, roll_value: int, plane: int | None, table: MoveTable,
+def _apply(state: State, roll_value: int, plane: int | None, game: CompiledGame,
            events: list[Event] | None) -> State:
+    table = game.table
     turn = state.turn
     colour = state.players[turn]
     planes = state.planes
     carried: tuple[int, ...] = ()
-    penalty = roll_value == 6 and state.sixes >= 2 and table.three_sixes
+    penalty = _third_six(state, roll_value, table)
     if penalty:
-        planes = _three_sixes(state, events)
+        planes = _three_sixes(state, game, events)
     elif plane is None:
         if events is not None:
             events.append(Passed(colour))
@@ -448,10 +353,11 @@ def _apply(state: State, roll_value: int, plane: int | None, table: MoveTable,
         if events is not None:
             _narrate_plain_move(events, colour, carried, start, path)
         if path.effects:
-            planes = _resolve_effects(state, planes, path, carried, events)
+            planes = _resolve_effects(state, planes, game.effects[turn][start + 1][roll_value],
+                                      carried, events)
         if end == CENTRE and events is not None:
             events.extend(PlaneFinished(colour, i) for i in carried)
-    return _end_of_move(state, roll_value, planes, carried, penalty, events)
+    return _end_of_move(state, roll_value, planes, carried, penalty, game, events)
 
 
 def _narrate_plain_move(events: list[Event], colour: str, carried: tuple[int, ...],
@@ -465,50 +371,20 @@ def _narrate_plain_move(events: list[Event], colour: str, carried: tuple[int, ..
             events.append(Bounced(colour, carried))
 
 
-def _resolve_effects(state: State, planes: tuple[tuple[int, ...], ...], path: Path,
+def _resolve_effects(state: State, planes: tuple[tuple[int, ...], ...], effects: tuple[Effect, ...],
                      carried: tuple[int, ...], events: list[Event] | None
                      ) -> tuple[tuple[int, ...], ...]:
-    """Jumps, flights and captures in the order they happen (RULES.md sections 2 and 3)."""
-    turn = state.turn
-    colour = state.players[turn]
-    opponents, opposite = _opponents(state.players, turn)
-    rows: list[tuple[int, ...]] | None = None
-    for op, first, second in path.effects:
-        if op == "check":
-            for other, victim, cells in opponents:
-                target = cells[first]
-                if target != -1 and target in planes[other]:
-                    rows = rows or list(planes)
-                    rows[other] = _send_home(rows[other], target, victim, colour, "landing", events)
-                    planes = tuple(rows)
-            continue
-        if events is not None:
-            events.append((Jumped if op == "jump" else Flew)(colour, carried, first, second))
-        if op == "fly" and opposite is not None and state.rules.flight_capture:
-            other, victim = opposite
-            if board.CROSSING in planes[other]:
-                rows = rows or list(planes)
-                rows[other] = _send_home(rows[other], board.CROSSING, victim, colour, "flight", events)
-                planes = tuple(rows)
+    """Jumps, flights and captures in the order they happen, with the victims the
+    compiled game lists for each (docs/rules.md: moves and captures)."""
+    colour = state.players[state.turn]
+    for kind, first, second, captures in effects:
+        if kind != "check" and events is not None:
+            events.append((Jumped if kind == "jump" else Flew)(colour, carried, first, second))
+        for victim, progress, cause in captures:
+            if progress in planes[victim]:
+                row = _send_home(planes[victim], progress, state.players[victim], colour, cause, events)
+                planes = planes[:victim] + (row,) + planes[victim + 1:]
     return planes
-
-
-_Opponents = tuple[tuple[tuple[int, str, tuple[int, ...]], ...], tuple[int, str] | None]
-_OPPONENTS: dict[tuple[tuple[str, ...], int], _Opponents] = {}
-
-
-def _opponents(players: tuple[str, ...], turn: int) -> _Opponents:
-    """For the player at `turn`: each opponent's (index, colour, SAME_CELL row), and the
-    (index, colour) of the opposite colour when it plays (the flight line's victim)."""
-    key = (players, turn)
-    found = _OPPONENTS.get(key)
-    if found is None:
-        seat = SEAT[players[turn]]
-        others = tuple((i, c, SAME_CELL[seat][SEAT[c]]) for i, c in enumerate(players) if i != turn)
-        victim = COLOURS[board.opposite_seat(seat)]
-        opposite = (players.index(victim), victim) if victim in players else None
-        found = _OPPONENTS[key] = (others, opposite)
-    return found
 
 
 def _send_home(row: tuple[int, ...], progress: int, victim: str, by: str, cause: str,
@@ -519,17 +395,10 @@ def _send_home(row: tuple[int, ...], progress: int, victim: str, by: str, cause:
     return tuple(HANGAR if p == progress else p for p in row)
 
 
-def _three_sixes(state: State, events: list[Event] | None) -> tuple[tuple[int, ...], ...]:
-    """The third six in a row: which planes go back, by the `three_sixes` option."""
-    rule = state.rules.three_sixes
+def _three_sixes(state: State, game: CompiledGame, events: list[Event] | None) -> tuple[tuple[int, ...], ...]:
+    """The third six in a row: the planes the compiled three-sixes rule names go home."""
     mine = state.planes[state.turn]
-    if rule == "all":
-        punished: tuple[int, ...] = tuple(range(PLANES_PER_COLOUR))
-    elif rule == "last-moved":
-        punished = state.last_moved
-    else:  # moved-by-sixes
-        punished = state.six_moved
-    sent = tuple(i for i in sorted(set(punished)) if mine[i] != CENTRE and mine[i] != HANGAR)
+    sent = game.punished_planes(mine, state.last_moved, state.six_moved)
     if events is not None:
         events.append(ThreeSixes(state.players[state.turn], sent))
     mine = tuple(HANGAR if i in sent else p for i, p in enumerate(mine))
@@ -537,9 +406,11 @@ def _three_sixes(state: State, events: list[Event] | None) -> tuple[tuple[int, .
 
 
 def _end_of_move(state: State, roll_value: int, planes: tuple[tuple[int, ...], ...],
-                 carried: tuple[int, ...], penalty: bool, events: list[Event] | None) -> State:
-    """Who rolls next: extra roll, next colour, or the end of the game (RULES.md 2, 4, 6)."""
+                 carried: tuple[int, ...], penalty: bool, game: CompiledGame,
+                 events: list[Event] | None) -> State:
+    """Who rolls next: extra roll, next colour, or the end of the game (docs/rules.md)."""
     rules = state.rules
+    table = game.table
     turn = state.turn
     players = state.players
     ranking = state.ranking
@@ -548,14 +419,14 @@ def _end_of_move(state: State, roll_value: int, planes: tuple[tuple[int, ...], .
         ranking = ranking + (colour,)
         if events is not None:
             events.append(PlayerFinished(colour, len(ranking)))
-        still_playing = [c for c in players if c not in ranking]
-        if rules.end == "first" or len(still_playing) <= 1:
-            if rules.end == "ranking":
-                ranking = ranking + tuple(still_playing)
+        finished = _finished_bits(players, ranking)
+        if table.end_first or len(ranking) >= len(players) - 1:
+            if not table.end_first:  # the last player left takes the last place
+                ranking = ranking + (players[game.last_player[finished]],)
             if events is not None:
                 events.append(GameOver(ranking[0], ranking))
             return _new_state(State, (rules, players, planes, 0, None, 0, (), (), ranking, True))
-    elif not penalty and roll_value in rules.extra_roll:
+    elif not penalty and table.extra_roll[roll_value]:
         if roll_value == 6:
             sixes = state.sixes + 1
             six_moved = state.six_moved + carried
@@ -566,9 +437,15 @@ def _end_of_move(state: State, roll_value: int, planes: tuple[tuple[int, ...], .
             events.append(ExtraRoll(players[turn]))
         return _new_state(
             State, (rules, players, planes, turn, None, sixes, last_moved, six_moved, ranking, False))
-    following = (turn + 1) % len(players)
-    while ranking and players[following] in ranking:
-        following = (following + 1) % len(players)
+    following = game.next_player[turn][_finished_bits(players, ranking)] if ranking else \
+        (turn + 1) % len(players)
     if events is not None:
         events.append(TurnPassed(players[following]))
     return _new_state(State, (rules, players, planes, following, None, 0, (), (), ranking, False))
+
+
+def _finished_bits(players: tuple[str, ...], ranking: tuple[str, ...]) -> int:
+    bits = 0
+    for colour in ranking:
+        bits |= 1 << players.index(colour)
+    return bits

@@ -1,7 +1,8 @@
 """A position's value for each player: race progress, capture danger, readiness, stacks.
 
-Everything rule-dependent comes from the engine's move table (the paths every plane may
-take with every die face), so the evaluation follows every rule option without knowing any.
+Everything rule-dependent comes from the compiled game (the paths every plane may take
+with every die face, and whom each sends home), so the evaluation follows every rule
+option without knowing any.
 
 Per player the *equity* is, in units of die rolls:
 - progress: for each plane, how many fewer rolls a lone plane needs from its progress than
@@ -28,38 +29,17 @@ from __future__ import annotations
 
 from typing import Final, Mapping, NamedTuple, Sequence
 
-from ..board import CENTRE, CROSSING, HANGAR, LANE_FIRST, LANE_LAST, RING_INDEX, SEAT, TAKEOFF, opposite_seat
-from ..game import MoveTable, State, move_table, play_unchecked
+from ..board import CENTRE, HANGAR, LANE_FIRST, LANE_LAST, TAKEOFF
+from ..compiled import FACES, compile_game, move_table
+from ..game import State, play_unchecked
 from ..rules import Rules
 from .weights import TUNED_WEIGHTS
 
 WEIGHT_NAMES: Final = tuple(TUNED_WEIGHTS)
 
-FLIGHT_KEY: Final = 52
-"""The hit-map key of the flight line (ring cells are 0..51): the opposite colour's crossing cell."""
-
 WIN: Final = 1_000_000.0
 """The value of finishing first; later places are worth less by PLACE_STEP each."""
 PLACE_STEP: Final = 100_000.0
-
-
-def expected_rolls(table: MoveTable) -> tuple[float, ...]:
-    """rolls[p + 1]: the expected number of rolls a lone plane at progress p needs to reach
-    the centre, moving whenever its path allows (the only plane moves when it can)."""
-    rolls = [0.0] * (CENTRE + 2)
-    for _ in range(2000):
-        change = 0.0
-        for progress in range(CENTRE - 1, HANGAR - 1, -1):
-            total = 1.0
-            for face in range(1, 7):
-                path = table.paths[progress + 1][face]
-                following = progress if path is None else path.end
-                total += rolls[following + 1] / 6
-            change = max(change, abs(total - rolls[progress + 1]))
-            rolls[progress + 1] = total
-        if change < 1e-9:
-            break
-    return tuple(rolls)
 
 
 class RuleTables(NamedTuple):
@@ -69,17 +49,14 @@ class RuleTables(NamedTuple):
     """values[p + 1]: a plane's progress value."""
     losses: tuple[float, ...]
     """losses[p + 1]: what a plane at p loses when it is sent to the hangar."""
-    hits: tuple[tuple[tuple[tuple[int, int], ...], ...], ...]
-    """hits[seat][p + 1]: (ring cell or FLIGHT_KEY, bit mask of faces 1..6) a plane reaches."""
     hit_chance: tuple[float, ...]
     """hit_chance[mask]: the chance that a roll (with its extra rolls) shows a face in mask."""
-    flight_capture: bool
     three_sixes: bool
 
 
 def rule_tables(rules: Rules, weights: Mapping[str, float]) -> RuleTables:
     table = move_table(rules)
-    rolls = expected_rolls(table)
+    rolls = table.expected_rolls
     values = []
     for progress in range(HANGAR, CENTRE + 1):
         value = weights["rolls"] * (rolls[0] - rolls[progress + 1]) + weights["linear"] * (progress + 1)
@@ -91,31 +68,13 @@ def rule_tables(rules: Rules, weights: Mapping[str, float]) -> RuleTables:
             value += weights["centre"]
         values.append(value)
     losses = tuple(value - values[0] for value in values)
-    hits = []
-    for seat in range(4):
-        ring = RING_INDEX[seat]
-        rows = []
-        for progress in range(HANGAR, CENTRE + 1):
-            masks: dict[int, int] = {}
-            for face in range(1, 7):
-                path = table.paths[progress + 1][face]
-                if path is None:
-                    continue
-                for op, where, _ in path.effects:
-                    if op == "check":
-                        masks[ring[where]] = masks.get(ring[where], 0) | 1 << face
-                if path.flies and rules.flight_capture:
-                    masks[FLIGHT_KEY] = masks.get(FLIGHT_KEY, 0) | 1 << face
-            rows.append(tuple(sorted(masks.items())))
-        hits.append(tuple(rows))
-    extra = sum(1 << face for face in rules.extra_roll)
+    extra = sum(1 << face for face in FACES if table.extra_roll[face])
     hit_chance = []
     for mask in range(128):
         hitting = bin(mask).count("1")
         rolling_again = bin(extra & ~mask & 0b1111110).count("1")
         hit_chance.append(min(1.0, hitting / (6 - rolling_again)) if rolling_again < 6 else 1.0)
-    return RuleTables(tuple(values), losses, tuple(hits), tuple(hit_chance), rules.flight_capture,
-                      rules.three_sixes != "none")
+    return RuleTables(tuple(values), losses, tuple(hit_chance), table.three_sixes)
 
 
 class Evaluator:
@@ -134,40 +93,32 @@ class Evaluator:
             found = self._tables[rules] = rule_tables(rules, self.weights)
         return found
 
-    def hit_maps(self, state: State) -> list[dict[int, int]]:
-        """For each player: ring cell (or FLIGHT_KEY) -> mask of the faces with which one of
-        its planes, as they stand, makes a capture check there (or flies over the crossing)."""
-        tables = self.tables(state.rules)
-        maps: list[dict[int, int]] = []
-        for colour, row in zip(state.players, state.planes):
-            hits = tables.hits[SEAT[colour]]
-            hit_map: dict[int, int] = {}
+    def hit_maps(self, state: State) -> list[dict[tuple[int, int], int]]:
+        """For each player: (victim, victim's progress) -> the faces (bits 1..6) with which
+        one of its planes, as they stand, sends a plane there home (the compiled game's
+        captures: landing checks and the flight line)."""
+        hit_faces = compile_game(state.rules, state.players).hit_faces
+        maps: list[dict[tuple[int, int], int]] = []
+        for attacker, row in enumerate(state.planes):
+            hits = hit_faces[attacker]
+            hit_map: dict[tuple[int, int], int] = {}
             for progress in set(row):
-                for cell, mask in hits[progress + 1]:
-                    hit_map[cell] = hit_map.get(cell, 0) | mask
+                for key, mask in hits[progress + 1]:
+                    hit_map[key] = hit_map.get(key, 0) | mask
             maps.append(hit_map)
         return maps
 
-    def threats(self, state: State, hit_maps: Sequence[dict[int, int]], player: int, progress: int
-                ) -> list[tuple[int, float]]:
+    def threats(self, state: State, hit_maps: Sequence[dict[tuple[int, int], int]], player: int,
+                progress: int) -> list[tuple[int, float]]:
         """(other player, chance that its next roll, extra rolls included, hits a plane of
         `player` standing at `progress`) for every other player that can hit it at all."""
-        tables = self.tables(state.rules)
-        seat = SEAT[state.players[player]]
-        if 1 <= progress <= 50:
-            cell = RING_INDEX[seat][progress]
-            candidates: Sequence[int] = range(len(state.players))
-        elif progress == CROSSING and tables.flight_capture:
-            cell = FLIGHT_KEY
-            opposite = opposite_seat(seat)
-            candidates = [i for i, colour in enumerate(state.players) if SEAT[colour] == opposite]
-        else:
-            return []
+        hit_chance = self.tables(state.rules).hit_chance
+        key = (player, progress)
         found = []
-        for other in candidates:
-            mask = hit_maps[other].get(cell, 0) if other != player else 0
+        for other, hit_map in enumerate(hit_maps):
+            mask = hit_map.get(key, 0) if other != player else 0
             if mask:
-                found.append((other, tables.hit_chance[mask]))
+                found.append((other, hit_chance[mask]))
         return found
 
     def capture_chances(self, state: State) -> list[list[float]]:

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Final, NamedTuple, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from ..board import CENTRE, CROSSING, HANGAR, PLANES_PER_COLOUR, SAME_CELL, SEAT, opposite_seat
-from ..game import State, apply_unchecked, legal_moves, move_table
+from ..board import CENTRE, HANGAR, PLANES_PER_COLOUR
+from ..compiled import compile_game
+from ..game import State, apply_unchecked, legal_moves
 from ..rules import Rules
-from .evaluation import expected_rolls
 from .learned_weights import LEARNED_WEIGHTS
 
 if TYPE_CHECKING:  # the bot itself needs no Gymnasium: envs/__init__ imports it
@@ -61,32 +61,18 @@ class FeatureTables(NamedTuple):
 
 @lru_cache(maxsize=64)
 def feature_tables(rules: Rules, players: tuple[str, ...]) -> FeatureTables:
-    """The tables for `rules` and `players` (colours in turn order; cached).
-
-    The hits are the engine's: every capture check of every path in the move table (mapped
-    to the victim's progress by `board.SAME_CELL`) and, where flights capture, the flight
-    line's crossing cell of the opposite colour."""
-    table = move_table(rules)
-    rolls = np.array(expected_rolls(table))
+    """The tables for `rules` and `players` (colours in turn order; cached): the compiled
+    game's expected rolls and its captures (every capture check of every path, and where
+    flights capture, the flight line's crossing cell of the opposite colour)."""
+    game = compile_game(rules, players)
+    rolls = np.array(game.table.expected_rolls)
     progress = (rolls[0] - rolls) / rolls[0]
-    seats = [SEAT[colour] for colour in players]
     count = len(players)
     hits = np.zeros((count, _PROGRESS_CELLS, count, _PROGRESS_CELLS), np.uint8)
-    for attacker, seat in enumerate(seats):
+    for attacker in range(count):
         for start in range(HANGAR, CENTRE + 1):
-            for face in range(1, 7):
-                path = table.paths[start + 1][face]
-                if path is None:
-                    continue
-                checked = [p for op, p, _ in path.effects if op == "check"]
-                for victim, victim_seat in enumerate(seats):
-                    if victim == attacker:
-                        continue
-                    targets = {SAME_CELL[seat][victim_seat][p] for p in checked} - {-1}
-                    if rules.flight_capture and path.flies and victim_seat == opposite_seat(seat):
-                        targets.add(CROSSING)
-                    for target in targets:
-                        hits[attacker, start + 1, victim, target + 1] |= 1 << (face - 1)
+            for (victim, target), faces in game.hit_faces[attacker][start + 1]:
+                hits[attacker, start + 1, victim, target + 1] = faces >> 1  # face f: bit f - 1
     return FeatureTables(progress, hits.reshape(-1))
 
 

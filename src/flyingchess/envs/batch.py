@@ -1,11 +1,11 @@
 """Vectorised batch simulator: thousands of games stepped at once with NumPy arrays.
 
-Every rule fact comes from the engine at construction: `move_table(rules).paths` gives
-each move's end, capture checks, jumps and flights, `board.SAME_CELL` says which cell of
-another colour a checked cell is, `movable` says which planes may move. Those facts
-become small lookup tables (`RuleArrays`); the batch code itself only does bookkeeping
-(who moves, sixes, last-moved and moved-by-sixes bitmasks, stacks, captures, finishing,
-ranking, end of game), so no rule is written twice. Game i of a batch is exactly the
+Every rule fact comes from the compiled game (`flyingchess.compiled`): each move's end
+and whether it jumps or flies, whom each move sends home, which planes may move, who
+rolls next, what a third six sends home. Those become small lookup tables
+(`RuleArrays`); the batch code only does array work with them (who moves, sixes,
+last-moved and moved-by-sixes bitmasks, stacks, captures, finishing, ranking), so no
+rule is written twice. Game i of a batch is exactly the
 engine's game after the same dice and choices: `BatchGame.to_state(i)` builds the
 engine's `State` (tests/test_batch.py compares every state after every roll).
 
@@ -33,9 +33,9 @@ from typing import Final, NamedTuple, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from .. import board
-from ..board import CENTRE, HANGAR, PLANES_PER_COLOUR, SAME_CELL, SEAT
-from ..game import DEFAULT_PLAYERS, STACK_FIRST, STACK_LAST, State, move_table, validate_players
+from ..board import CENTRE, HANGAR, PLANES_PER_COLOUR
+from ..compiled import FACES, STACK_FIRST, STACK_LAST, CompiledGame, MoveTable, compile_game
+from ..game import DEFAULT_PLAYERS, State, validate_players
 from ..rules import Rules
 
 PASS: Final = 4
@@ -128,7 +128,8 @@ def _bits_to_bools(bits: UInt8s) -> Bools:
 
 @dataclass(frozen=True, eq=False)
 class RuleArrays:
-    """What the engine's tables say, as arrays, for one rule set and player list.
+    """The compiled game (`flyingchess.compiled`) as arrays, for one rule set and player
+    list: nothing here is worked out from the rules, only laid out for NumPy.
 
     A path is indexed `(progress & 0xFF) * 7 + roll`; tables that depend on the player
     who moves add `turn * 1792`."""
@@ -139,9 +140,9 @@ class RuleArrays:
     """Whether the move makes a jump or a flight."""
     targets: Words
     """[slot, turn * 1792 + path, j]: the progress at which planes of player j are sent
-    home by capture check `slot` of that move, repeated in four bytes (0x7F: none). The
-    slots are the move's ring checks in order, then the flight line's crossing cell; roll
-    0 (used for games that do not move) checks nothing."""
+    home by capture `slot` of that move, repeated in four bytes (0x7F: none). The slots
+    are the move's capture checks in order, then the flight line; roll 0 (used for games
+    that do not move) captures nothing."""
     low_words: Words
     high_words: Words
     launch_words: Words
@@ -150,64 +151,59 @@ class RuleArrays:
     extra: Bools
     """By roll: whether it gives another roll."""
     together: bool
-    punished: str
-    """The three-sixes rule (`none` also where it can never fire: 6 gives no extra roll)."""
+    third_six: bool
+    """Whether a third six can ever fire (the option is on and a 6 rolls again)."""
+    punished: UInt8s
+    """[last_moved | six_moved << 4]: the plane bits a third six sends home."""
     end_first: bool
     next_turn: Int8s
     """[turn * 16 + finished bits]: the next player still playing."""
     last_player: Int8s
-    """[finished bits]: the lowest player not finished (the loser, under ranking)."""
+    """[finished bits]: the lowest player not finished (the last place, under ranking)."""
 
 
-def _path_arrays(rules: Rules) -> tuple[Words, Bools]:
-    table = move_table(rules)
+def _path_arrays(table: MoveTable) -> tuple[Words, Bools]:
     end = np.zeros(_PATHS, np.uint32)
     special = np.zeros(_PATHS, np.bool_)
     for progress in range(HANGAR, CENTRE + 1):
-        for roll_value in range(1, 7):
+        for roll_value in FACES:
             index = (progress & 0xFF) * _FACES + roll_value
             path = table.paths[progress + 1][roll_value]
             end[index] = ((progress if path is None else path.end) & 0xFF) * 0x01010101
-            special[index] = path is not None and (path.jumps or path.flies)
+            special[index] = path is not None and path.special
     return end, special
 
 
-def _capture_targets(rules: Rules, players: tuple[str, ...]) -> Words:
-    """The capture targets of every move of every player (see RuleArrays.targets)."""
-    table = move_table(rules)
-    seats = [SEAT[colour] for colour in players]
-    paths = {(progress, roll_value): table.paths[progress + 1][roll_value]
-             for progress in range(HANGAR, CENTRE + 1) for roll_value in range(1, 7)}
-    checks = {key: [p for op, p, _ in path.effects if op == "check"]
-              for key, path in paths.items() if path is not None}
-    check_slots = max(len(cells) for cells in checks.values())
-    flight_slot = rules.flight_capture and any(path is not None and path.flies for path in paths.values())
+def _capture_targets(game: CompiledGame) -> Words:
+    """The compiled game's captures of every move of every player, by slot (see
+    RuleArrays.targets)."""
+    count = len(game.players)
+    moves = [(turn, progress, roll_value, game.effects[turn][progress + 1][roll_value])
+             for turn in range(count) for progress in range(HANGAR, CENTRE + 1) for roll_value in FACES]
+    check_slots = max(sum(effect.kind == "check" for effect in move[3]) for move in moves)
+    flight_slot = any(effect.kind == "fly" and effect.captures for move in moves for effect in move[3])
     slots = check_slots + int(flight_slot)
-    targets = np.full((slots, len(players), _PATHS, len(players)), _NO_TARGET, np.uint32)
-    for turn, seat in enumerate(seats):
-        for (progress, roll_value), cells in checks.items():
-            index = (progress & 0xFF) * _FACES + roll_value
-            for slot, checked in enumerate(cells):
-                for other, other_seat in enumerate(seats):
-                    same = SAME_CELL[seat][other_seat][checked]
-                    if other != turn and same != -1:
-                        targets[slot, turn, index, other] = same
-            path = paths[progress, roll_value]
-            if flight_slot and path is not None and path.flies:
-                for other, other_seat in enumerate(seats):
-                    if other_seat == board.opposite_seat(seat):
-                        targets[slots - 1, turn, index, other] = board.CROSSING
-    return targets.reshape(slots, len(players) * _PATHS, len(players)) * _ONES
+    targets = np.full((slots, count, _PATHS, count), _NO_TARGET, np.uint32)
+    for turn, progress, roll_value, effects in moves:
+        index = (progress & 0xFF) * _FACES + roll_value
+        checks = [effect for effect in effects if effect.kind == "check"]
+        for slot, effect in enumerate(checks):
+            for victim, target, _ in effect.captures:
+                targets[slot, turn, index, victim] = target
+        for effect in effects:
+            if effect.kind == "fly":
+                for victim, target, _ in effect.captures:
+                    targets[slots - 1, turn, index, victim] = target
+    return targets.reshape(slots, count * _PATHS, count) * _ONES
 
 
-def _movable_words(rules: Rules) -> tuple[Words, Words, Words]:
-    """The engine's `movable` sets by roll as (low, high, launch) words: each set is the
+def _movable_words(table: MoveTable) -> tuple[Words, Words, Words]:
+    """The table's `movable` sets by roll as (low, high, launch) words: each set is the
     hangar (when the roll launches) plus one run of progress values (checked here)."""
-    table = move_table(rules)
     low = np.full(_FACES, 0x01010101, np.uint32)
     high = np.zeros(_FACES, np.uint32)
     launch = np.zeros(_FACES, np.uint32)
-    for roll_value in range(1, 7):
+    for roll_value in FACES:
         movable = set(table.movable[roll_value])
         if HANGAR in movable:
             launch[roll_value] = 0x01010101
@@ -220,31 +216,25 @@ def _movable_words(rules: Rules) -> tuple[Words, Words, Words]:
     return low, high, launch
 
 
-def _turn_tables(count: int) -> tuple[Int8s, Int8s]:
-    next_turn = np.zeros(count * 16, np.int8)
-    last_player = np.zeros(16, np.int8)
-    for finished in range(1 << count):
-        playing = [i for i in range(count) if not finished >> i & 1]
-        last_player[finished] = playing[0] if playing else 0
-        for turn in range(count):
-            following = [(turn + step) % count for step in range(1, count + 1)]
-            next_turn[turn * 16 + finished] = next((i for i in following if i in playing), turn)
-    return next_turn, last_player
-
-
 @lru_cache(maxsize=64)
 def rule_arrays(rules: Rules, players: tuple[str, ...]) -> RuleArrays:
     """The arrays for `rules` and `players` (cached)."""
-    end_words, special = _path_arrays(rules)
-    low, high, launch = _movable_words(rules)
-    next_turn, last_player = _turn_tables(len(players))
+    game = compile_game(rules, players)
+    table = game.table
+    end_words, special = _path_arrays(table)
+    low, high, launch = _movable_words(table)
+    next_turn = np.zeros(len(players) * 16, np.int8)
+    for turn, row in enumerate(game.next_player):
+        next_turn[turn * 16:turn * 16 + len(row)] = row
+    last_player = np.zeros(16, np.int8)
+    last_player[:len(game.last_player)] = game.last_player
     return RuleArrays(
-        end_words=end_words, special=special, targets=_capture_targets(rules, players),
+        end_words=end_words, special=special, targets=_capture_targets(game),
         low_words=low, high_words=high, launch_words=launch,
-        extra=np.array([r in rules.extra_roll for r in range(_FACES)]),
-        together=rules.stacking == "together",
-        punished=rules.three_sixes if 6 in rules.extra_roll else "none",
-        end_first=rules.end == "first", next_turn=next_turn, last_player=last_player,
+        extra=np.array(table.extra_roll), together=table.together,
+        third_six=table.three_sixes and table.extra_roll[6],
+        punished=np.array(game.punished, np.uint8),
+        end_first=table.end_first, next_turn=next_turn, last_player=last_player,
     )
 
 
@@ -335,8 +325,8 @@ class BatchGame:
         return self._first_words + self.turn
 
     def _penalty(self, rolls: Indices) -> Bools:
-        """Games whose roll is a third six that forbids any move."""
-        if self.arrays.punished == "none":
+        """Games whose roll is a third six in a row: no move, and planes go home."""
+        if not self.arrays.third_six:
             return np.zeros(self.batch, np.bool_)
         penalty: Bools = (rolls == 6) & (self.sixes >= 2) & ~self.over
         return penalty
@@ -381,6 +371,28 @@ class BatchGame:
         mask[:, :PLANES_PER_COLOUR] = movable
         mask[:, PASS] = ~movable.any(axis=1)
         return mask
+
+    def mover_planes(self) -> Int8s:
+        """int8 [B, 4]: the progress of each plane of the player to move (a copy)."""
+        planes: Int8s = self.positions[np.arange(self.batch), self.turn].copy()
+        return planes
+
+    def move_facts(self, rolls: npt.ArrayLike) -> tuple[Int8s, Bools, Bools]:
+        """What moving each plane of the player to move with the roll would do, from the
+        compiled tables: (its progress [B, 4], whether the move captures [B, 4], whether it
+        jumps or flies [B, 4]). Meaningful only for planes `move_mask` allows."""
+        indices = _as_indices(rolls)
+        planes = self.mover_planes()
+        turn_offset = self.turn.astype(np.intp) * _PATHS
+        captures = np.zeros((self.batch, PLANES_PER_COLOUR), np.bool_)
+        special = np.zeros((self.batch, PLANES_PER_COLOUR), np.bool_)
+        for plane in range(PLANES_PER_COLOUR):
+            paths = planes[:, plane].view(np.uint8).astype(np.intp) * _FACES + indices
+            for slot in self.arrays.targets:
+                x = self._words ^ np.take(slot, paths + turn_offset, axis=0)
+                captures[:, plane] |= (((x - _ONES) & ~x & _HIGH_1) != 0).any(axis=1)
+            special[:, plane] = self.arrays.special[paths]
+        return planes, captures, special
 
     # ----------------------------------------------------------------- stepping
 
@@ -436,8 +448,10 @@ class BatchGame:
         `before` holds the mover's planes, at `rows` of the flat word array."""
         arrays = self.arrays
         moved = actions != PASS
+        # the named plane's progress byte, and the path it takes with the roll (0: none)
         start = (before >> _ACTION_SHIFTS[actions]) & np.uint32(0xFF)
-        paths = (start.astype(np.intp) * _FACES + rolls) * moved  # 0: a path that does nothing
+        paths = (start.astype(np.intp) * _FACES + rolls) * moved
+        # the planes that move: the named one, or every plane of its stack
         if arrays.together:
             progress = start.astype(np.int8)
             stacked = moved & (progress >= STACK_FIRST) & (progress <= STACK_LAST)
@@ -445,29 +459,27 @@ class BatchGame:
             carried_bits = _plane_bits(carried)
         else:
             carried, carried_bits = _ACTION_MASKS[actions], _ACTION_BITS[actions]
+        # the carried planes' bytes take the path's end, the others stay
         after = before ^ ((before ^ arrays.end_words[paths]) & carried)
-        if arrays.punished != "none" and penalty.any():
+        if arrays.third_six and penalty.any():
             self._punish(before, after, np.flatnonzero(penalty))
         self._capture(paths + self.turn.astype(np.intp) * _PATHS)
         self._flat_words[rows] = after
-        home = moved & (after == _ALL_CENTRE)
-        self._end_of_move(rolls, moved, penalty, carried_bits, home)
+        finished_now = moved & (after == _ALL_CENTRE)  # the mover's last plane came home
+        self._end_of_move(rolls, moved, penalty, carried_bits, finished_now)
 
     def _punish(self, before: Words, after: Words, games: Indices) -> None:
-        """The third six: the planes the three-sixes rule names go back to the hangar."""
-        rule = self.arrays.punished
-        if rule == "all":
-            bits = np.full(len(games), 0xF, np.uint8)
-        elif rule == "last-moved":
-            bits = self.last_moved[games]
-        else:
-            bits = self.six_moved[games]
+        """A third six sends home the planes the compiled three-sixes rule names (from the
+        planes moved last and by the sixes), sparing those already in the centre."""
+        named = self.arrays.punished[self.last_moved[games].astype(np.intp) | self.six_moved[games] << 4]
         words = before[games]
-        after[games] = words | (_BYTE_MASKS[bits] & ~_equal_bytes(words, _ALL_CENTRE))
+        in_centre = _equal_bytes(words, _ALL_CENTRE)
+        after[games] = words | (_BYTE_MASKS[named] & ~in_centre)  # a 0xFF byte is the hangar
 
     def _capture(self, paths: Indices) -> None:
-        """Send home every opponent plane on a cell the moves check (RULES.md 3). A cheap
-        any-byte-equal test finds the few (game, player) words hit; only those are fixed."""
+        """Send home every opponent plane the compiled game's captures name for the moves
+        made. A cheap any-byte-equal test finds the few (game, player) words hit; only
+        those are fixed."""
         flat = self._flat_words
         for slot in self.arrays.targets:
             targets = slot.take(paths, axis=0).reshape(-1)
@@ -477,25 +489,33 @@ class BatchGame:
                 flat[hit] |= _equal_bytes(flat[hit], targets[hit])  # 0xFF: the hangar
 
     def _end_of_move(self, rolls: Indices, moved: Bools, penalty: Bools, carried: UInt8s,
-                     home: Bools) -> None:
-        """Extra roll, sixes, three-sixes memory, finishing and the next player."""
+                     finished_now: Bools) -> None:
+        """After the move (docs/rules.md, a turn and three sixes): another roll or the next
+        player, the count of sixes and the planes they moved, the plane moved last, and
+        the ranking when a player has just finished."""
         arrays = self.arrays
-        waiting = self.over.copy()
-        extra = arrays.extra[rolls] & ~(penalty | home | waiting)
-        six = extra & (rolls == 6)
-        self.sixes = (self.sixes + 1) * six
-        self.six_moved = (self.six_moved | carried) * six
-        self.last_moved = (self.last_moved ^ ((self.last_moved ^ carried) * moved)) * extra
-        ended = self._finish(np.flatnonzero(home)) if home.any() else None
-        following = arrays.next_turn[self.turn.astype(np.intp) * 16 + self.finished]
-        self.turn = following ^ ((self.turn ^ following) * (extra | waiting))
-        self.rolls += ~waiting
+        was_over = self.over.copy()  # games over before this roll stay as they are
+        # a face in extra_roll rolls again, unless it was a third six or the last plane home
+        rolls_again = arrays.extra[rolls] & ~penalty & ~finished_now & ~was_over
+        # sixes in a row and the planes they moved; any other outcome starts them again
+        # (times a bool: 0 where it is false)
+        another_six = rolls_again & (rolls == 6)
+        self.sixes = (self.sixes + 1) * another_six
+        self.six_moved = (self.six_moved | carried) * another_six
+        # the planes moved most recently in this turn (a pass keeps the earlier ones)
+        self.last_moved = np.where(moved, carried, self.last_moved) * rolls_again
+        ended = self._finish(np.flatnonzero(finished_now)) if finished_now.any() else None
+        # who rolls next: the same player, or the next one still playing
+        next_player = arrays.next_turn[self.turn.astype(np.intp) * 16 + self.finished]
+        self.turn = np.where(rolls_again | was_over, self.turn, next_player)
+        self.rolls += ~was_over
         if ended is not None:
-            self.turn[ended] = 0
+            self.turn[ended] = 0  # as in the engine, a game over shows player 0 to move
 
     def _finish(self, games: Indices) -> Indices:
-        """Players who have just brought their fourth plane home: rank them; returns the
-        games that end."""
+        """The players who have just brought their last plane home take the next place;
+        returns the games that end (the first to finish under `end: first`, else the
+        second-to-last, the last player taking the last place)."""
         turn = self.turn[games]
         self.ranking[games, self.ranked[games]] = turn
         self.ranked[games] += 1
@@ -538,27 +558,17 @@ def random_actions(mask: Bools, rng: np.random.Generator) -> Indices:
 
 
 def heuristic_actions(game: BatchGame, rolls: npt.ArrayLike, mask: Bools | None = None) -> Indices:
-    """The heuristic bot's choice in every game (RULES.md 9): a capture, else a jump or
-    flight, else a launch, else the furthest plane; ties go to the largest progress, then
-    the lowest index. `mask` ([B, 4] or [B, 5]) defaults to `game.move_mask(rolls)`."""
+    """The heuristic bot's choice in every game (docs/rules.md, the sensible bot): a
+    capture, else a jump or flight, else a launch, else the furthest plane; ties go to
+    the largest progress, then the lowest index. `mask` ([B, 4] or [B, 5]) defaults to
+    `game.move_mask(rolls)`. What each move does comes from `BatchGame.move_facts`."""
     indices = _as_indices(rolls)
-    words = game._flat_words[game._mover_rows()]
-    planes = words.view(np.int8).reshape(-1, PLANES_PER_COLOUR)
     legal = game.move_mask(indices) if mask is None else mask[:, :PLANES_PER_COLOUR]
-    turn_offset = game.turn.astype(np.intp) * _PATHS
-    keys = np.full((game.batch, PLANES_PER_COLOUR), -1, np.int16)
-    for plane in range(PLANES_PER_COLOUR):
-        start = planes[:, plane]
-        paths = start.view(np.uint8).astype(np.intp) * _FACES + indices
-        captures = np.zeros(game.batch, np.bool_)
-        for slot in game.arrays.targets:
-            x = game._words ^ np.take(slot, paths + turn_offset, axis=0)
-            hit = (x - _ONES) & ~x & _HIGH_1
-            for player in range(len(game.players)):
-                captures |= hit[:, player] != 0
-        category = np.select([captures, game.arrays.special[paths], start == HANGAR], [3, 2, 1], 0)
-        keys[:, plane] = np.where(legal[:, plane], category * 64 + start + 1, -1)
-    return np.where(keys.max(axis=1) >= 0, np.argmax(keys, axis=1), PASS)
+    start, captures, special = game.move_facts(indices)
+    category = np.select([captures, special, start == HANGAR], [3, 2, 1], 0)
+    keys = np.where(legal, category * 64 + start.astype(np.int16) + 1, -1)
+    actions: Indices = np.where(keys.max(axis=1) >= 0, np.argmax(keys, axis=1), PASS)
+    return actions
 
 
 # --------------------------------------------------------------------------- playing
