@@ -135,3 +135,32 @@ def test_states_are_immutable_values() -> None:
     assert a == b and hash(a) == hash(b)
     with pytest.raises(AttributeError):
         a.turn = 1  # type: ignore[misc]
+
+
+def test_play_out_plays_stops_and_checks() -> None:
+    import random as stdlib_random
+
+    from flyingchess.game import IllegalMoveError, Turn, play_out
+    dice = stdlib_random.Random(4)
+    asked: list[int] = []
+
+    def first(state: Any, roll: int, moves: tuple[int, ...]) -> int:
+        asked.append(len(moves))
+        return moves[0]
+    seen: list[Turn] = []
+    final, rolls = play_out(new_game(2), first, lambda: dice.randint(1, 6), watch=seen.append, checked=True)
+    assert final.over and rolls == len(seen) and seen[-1].after == final
+    assert all(turn.events and turn.events[0].kind == "roll" for turn in seen)
+    assert min(asked) == 1  # asked with a single move too, by default
+    asked.clear()
+    play_out(new_game(2), first, lambda: dice.randint(1, 6), ask_forced=False)
+    assert min(asked) >= 2
+    # stop when blue is to move: the state returned waits for blue's move
+    stopped, rolls = play_out(new_game(2), first, lambda: 6, until=lambda state, roll: state.turn == 1)
+    assert stopped.turn == 1 and stopped.roll == 6 and rolls > 0
+    one, rolls = play_out(new_game(2), first, lambda: 3, actions=1)
+    assert rolls == 1 and one.turn == 1  # a 3 launches nothing: red passes
+    with pytest.raises(IllegalMoveError):
+        play_out(new_game(2), lambda state, roll, moves: 9, lambda: 6, checked=True)
+    with pytest.raises(RuntimeError, match="did not end"):
+        play_out(new_game(2), first, lambda: 1, max_rolls=50)

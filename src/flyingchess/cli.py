@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any, Callable, NoReturn, Sequence, TextIO
 
 from . import __version__
-from .bots import BOTS, bot_names, make_bot
+from .bots import BOTS, bot_names, make_bot, seat_chooser
 from .events import Event
-from .game import GameSetupError, apply, new_game, random_playout, roll
+from .game import GameSetupError, Turn, new_game, play_out, random_playout, roll
 from .record import ActionError, Record, RecordError, canonical_state, loads_record
 from .rules import PRESETS, Rules, RulesError
 
@@ -167,17 +167,13 @@ def command_demo(args: argparse.Namespace) -> int:
     print(f"flyingchess demo: {', '.join(f'{c} ({bots[i % len(bots)]})' for i, c in enumerate(state.players))}"
           f"; rules: {rules.describe()}")
     record = Record.for_game(rules, state.players, seed=args.seed)
-    rolls = 0
-    while not state.over:
-        value = dice.randint(1, 6)
-        state, events = roll(state, value)
-        plane = seats[state.players[state.turn]].choose(state)
-        state, more = apply(state, plane)
-        record.add(value, plane)
-        rolls += 1
-        _print_events(events + more, paint, verbose=args.verbose)
+
+    def show(turn: Turn) -> None:
+        record.add(turn.roll, turn.plane)
+        _print_events(turn.events, paint, verbose=args.verbose)
         if args.delay:
             time.sleep(args.delay)
+    state, rolls = play_out(state, seat_chooser(seats), lambda: dice.randint(1, 6), checked=True, watch=show)
     print(f"{rolls} rolls. Final ranking: {', '.join(state.ranking)}")
     if args.save:
         try:

@@ -12,7 +12,7 @@ the hot path is table look-ups. docs/rules.md states every interpretation made h
 from __future__ import annotations
 
 from random import Random
-from typing import Final, Mapping, NamedTuple, Sequence
+from typing import Callable, Final, Mapping, NamedTuple, Sequence
 
 from .board import CENTRE, COLOURS, HANGAR, PLANES_PER_COLOUR, SEAT
 from .compiled import (
@@ -296,25 +296,75 @@ def play_unchecked(state: State, roll_value: int, plane: int | None) -> State:
     return _apply(state, roll_value, plane, _compiled(state), None)
 
 
+Chooser = Callable[[State, int, tuple[int, ...]], "int | None"]
+"""choose(state, roll, moves) -> a plane from `moves`: the legal moves for `roll` in
+`state`, which still waits for the die (`state._replace(roll=roll)` is the rolled state)."""
+MAX_ROLLS: Final = 100_000
+"""More rolls than this in one game is a bug (a random 4-player game takes a few hundred)."""
+
+
+class Turn(NamedTuple):
+    """One action of a game as `play_out` played it."""
+
+    roll: int
+    plane: int | None
+    before: State
+    """The state the die was rolled in (waiting for the die)."""
+    after: State
+    events: list[Event]
+    """What it caused (the engine's events; empty unless play_out was asked for them)."""
+
+
+def play_out(state: State, choose: Chooser, dice: Callable[[], int], *,
+             until: Callable[[State, int], bool] | None = None, watch: Callable[[Turn], None] | None = None,
+             checked: bool = False, ask_forced: bool = True, actions: int | None = None,
+             max_rolls: int = MAX_ROLLS) -> tuple[State, int]:
+    """The play loop: roll with `dice()`, ask `choose` for a move, make it; again until the
+    game ends. Every place that plays games (the CLI, the simulator, the environments,
+    the server's bots) plays them here.
+
+    Returns (the state reached, rolls played). `until(state, roll)`, asked after each roll
+    and before the choice, stops the loop early: the state returned is then the rolled
+    state, waiting for a move. `watch(turn)` sees each action. `checked` plays through
+    `roll` and `apply` (a bad choice raises IllegalMoveError; events are reported), else
+    through the fast path. With no legal move the player passes without being asked;
+    with one, it is asked only when `ask_forced`. `actions` plays at most that many."""
+    if state.roll is not None:
+        raise IllegalMoveError(f"play_out starts from a state waiting for the die: {state.describe()}")
+    game = _compiled(state)
+    table = game.table
+    rolls = 0
+    while not state.over:
+        value = dice()
+        if until is not None and until(state, value):
+            return roll(state, value)[0], rolls
+        moves = _legal_moves(state, value, table)
+        if len(moves) > 1 or (moves and ask_forced):
+            plane = choose(state, value, moves)
+        else:
+            plane = moves[0] if moves else None
+        if checked:
+            after, events = play(state, value, plane)
+        else:
+            after, events = _apply(state, value, plane, game, None), []
+        if watch is not None:
+            watch(Turn(value, plane, state, after, events))
+        state = after
+        rolls += 1
+        if rolls == actions:
+            break
+        if rolls > max_rolls:
+            raise RuntimeError(f"a game did not end in {max_rolls} rolls")
+    return state, rolls
+
+
 def random_playout(state: State, rng: Random) -> tuple[State, int]:
     """Play on with uniformly random dice and moves until the game ends (fast path).
 
-    Returns the final state and the number of rolls. This is the simulator's inner loop:
-    it calls the same `_legal_moves` and `_apply` as every other path, with the compiled
-    game looked up once."""
-    if state.roll is not None:
-        raise IllegalMoveError(f"random_playout starts from a state waiting for the die: {state.describe()}")
-    game = _compiled(state)
-    table = game.table
+    Returns the final state and the number of rolls (the simulator's inner loop)."""
     uniform = rng.random
-    rolls = 0
-    while not state.over:
-        value = int(uniform() * 6) + 1
-        moves = _legal_moves(state, value, table)
-        plane = moves[int(uniform() * len(moves))] if moves else None
-        state = _apply(state, value, plane, game, None)
-        rolls += 1
-    return state, rolls
+    return play_out(state, lambda _, __, moves: moves[int(uniform() * len(moves))],
+                    lambda: int(uniform() * 6) + 1)
 
 
 def play(state: State, value: int, plane: int | None) -> tuple[State, list[Event]]:

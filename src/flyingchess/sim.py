@@ -15,12 +15,8 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from .board import CENTRE
 from .bots import Bot, make_bot
-from .game import DEFAULT_PLAYERS, State, moves_unchecked, new_game, play_unchecked
+from .game import DEFAULT_PLAYERS, State, new_game, play_out
 from .rules import Rules
-
-MAX_ROLLS = 100_000
-"""A game longer than this is a bug (random 4-player games take a few hundred rolls)."""
-
 
 @dataclass(frozen=True)
 class GameResult:
@@ -63,26 +59,17 @@ def play_bots(rules: Rules, bots: Sequence[Bot], dice: random.Random) -> tuple[S
 
     Forced moves (none or one legal) are made without asking the bot; a bot with a
     `choose_among(state, moves)` shortcut is given the moves already computed."""
-    state = new_game(DEFAULT_PLAYERS[len(bots)], rules)
     shortcuts = [getattr(bot, "choose_among", None) for bot in bots]
+
+    def choose(state: State, value: int, moves: tuple[int, ...]) -> int | None:
+        shortcut = shortcuts[state.turn]
+        if shortcut is not None:
+            plane: int | None = shortcut(state, moves)
+            return plane
+        return bots[state.turn].choose(state._replace(roll=value))
     uniform = dice.random
-    rolls = 0
-    while not state.over:
-        value = int(uniform() * 6) + 1
-        moves = moves_unchecked(state, value)
-        if len(moves) > 1:
-            shortcut = shortcuts[state.turn]
-            if shortcut is not None:
-                plane = shortcut(state, moves)
-            else:
-                plane = bots[state.turn].choose(state._replace(roll=value))
-        else:
-            plane = moves[0] if moves else None
-        state = play_unchecked(state, value, plane)
-        rolls += 1
-        if rolls > MAX_ROLLS:
-            raise RuntimeError("a game did not end")
-    return state, rolls
+    return play_out(new_game(DEFAULT_PLAYERS[len(bots)], rules), choose, lambda: int(uniform() * 6) + 1,
+                    ask_forced=False)
 
 
 def play_game(rules: Rules, bots: Sequence[str], seed: int, index: int) -> GameResult:

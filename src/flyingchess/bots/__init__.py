@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from importlib.util import find_spec
 
-from .base import BOTS, Bot, BotInfo, bot_names, make_bot, register
+from .base import BOTS, Bot, BotInfo, bot_names, make_bot, register, seat_chooser
 from .expectimax import ExpectimaxBot
 from .greedy import GreedyBot
 from .heuristic import HeuristicBot
@@ -34,4 +34,4 @@ register(BotInfo("expectimax", 3, "looks ahead over the next roll and the reply,
                  ExpectimaxBot))
 
 __all__ = ["BOTS", "Bot", "BotInfo", "ExpectimaxBot", "GreedyBot", "HeuristicBot", "RandomBot",
-           "bot_names", "make_bot", "register"]
+           "bot_names", "make_bot", "register", "seat_chooser"]

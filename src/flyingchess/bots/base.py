@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Protocol
+from typing import Callable, Mapping, Protocol
 
-from ..game import State
+from ..game import Chooser, State
 
 
 class Bot(Protocol):
@@ -39,6 +39,13 @@ def register(info: BotInfo) -> None:
 def bot_names() -> list[str]:
     """Registered bot names, weakest first."""
     return [info.name for info in sorted(BOTS.values(), key=lambda info: info.level)]
+
+
+def seat_chooser(seats: Mapping[str, Bot]) -> Chooser:
+    """The `play_out` chooser that asks the bot of the colour to move."""
+    def choose(state: State, roll: int, moves: tuple[int, ...]) -> int | None:
+        return seats[state.players[state.turn]].choose(state._replace(roll=roll))
+    return choose
 
 
 def make_bot(name: str, seed: int | None = None) -> Bot:

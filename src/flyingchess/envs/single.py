@@ -18,8 +18,8 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from ..bots import Bot, make_bot
-from ..game import DEFAULT_PLAYERS, State, apply, new_game, roll
+from ..bots import Bot, make_bot, seat_chooser
+from ..game import DEFAULT_PLAYERS, State, apply, new_game, play_out
 from .flyingchess_v0 import MAX_ROLLS, final_rewards, parse_rules
 from .observation import ACTIONS, OBSERVATION_SIZE, action_mask, observe, to_plane
 
@@ -55,13 +55,10 @@ class FlyingChessEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
 
     def _play_opponents(self, state: State) -> State:
         """Roll for and move the bots until the agent must choose or the game ends."""
-        while not state.over:
-            state, _ = roll(state, self.dice.randint(1, 6))
-            self.rolls += 1
-            colour = state.players[state.turn]
-            if colour == self.colour:
-                return state
-            state, _ = apply(state, self.bots[colour].choose(state))
+        state, actions = play_out(state, seat_chooser(self.bots), lambda: self.dice.randint(1, 6),
+                                  until=lambda waiting, _: waiting.players[waiting.turn] == self.colour,
+                                  checked=True)
+        self.rolls += actions + (state.roll is not None)  # the roll the agent now moves with
         return state
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None

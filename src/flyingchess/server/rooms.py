@@ -23,10 +23,10 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Final, Iterable, Iterator, Protocol
 
-from ..bots import BOTS, Bot, make_bot
+from ..bots import BOTS, Bot, make_bot, seat_chooser
 from ..events import Bounced, Captured, Event, Flew, Jumped
-from ..game import (GameSetupError, IllegalMoveError, State, apply, carried_planes, legal_moves,
-                    roll, validate_players)
+from ..game import (GameSetupError, IllegalMoveError, State, Turn, apply, carried_planes, legal_moves,
+                    play, play_out, roll, validate_players)
 from ..record import (ActionError, Record, canonical_state, parse_action, replay_actions,
                       rules_to_json)
 from ..rules import Rules, RulesError
@@ -345,10 +345,8 @@ class Room:
         before = canonical_state(state)
         steps = []
         for value, plane in actions[first:first + count]:
-            state, events = roll(state, value)
-            state, more = apply(state, plane)
-            steps.append({"roll": value, "plane": plane,
-                          "events": [e.to_json() for e in events + more],
+            state, events = play(state, value, plane)
+            steps.append({"roll": value, "plane": plane, "events": [e.to_json() for e in events],
                           "state": canonical_state(state)})
         end = first + len(steps)
         return {"initial": before, "from": first, "steps": steps, "total": len(actions),
@@ -509,13 +507,16 @@ class Room:
     def _commit(self, rolled: State, value: int, plane: int | None) -> list[Event]:
         """Apply, store, then adopt the new state (the store write comes before any message)."""
         after, events = apply(rolled, plane)
-        seq = len(self.actions)
-        self.updated = self.store.append_action(self.id, seq, value, plane, after.over, after.winner,
-                                                list(after.ranking))
+        self._store(value, plane, after)
+        return events
+
+    def _store(self, value: int, plane: int | None, after: State) -> None:
+        """Write an action, then adopt the state it led to (a failed write changes nothing)."""
+        self.updated = self.store.append_action(self.id, len(self.actions), value, plane, after.over,
+                                                after.winner, list(after.ranking))
         self.actions.append(value, plane)
         self.state = after
         self.turn_started = time.monotonic()
-        return events
 
     async def _broadcast(self, events: list[Event], skip: Watcher | None = None) -> None:
         await self._send_all({"type": "update", "events": [e.to_json() for e in events],
@@ -575,14 +576,18 @@ class Room:
                     return
                 colour = self.state.colour
                 assert colour is not None
-                events: list[Event] = []
-                rolled = self.state
-                if rolled.roll is None:
-                    rolled, events = roll(rolled, self.dice.randint(1, 6))
-                assert rolled.roll is not None
-                plane = self._bot_for(colour).choose(rolled)
+                # a die a person rolled before the autopilot took over is the die to play
+                pending = self.state.roll
+
+                def dice() -> int:
+                    return self.dice.randint(1, 6) if pending is None else pending
+                turns: list[Turn] = []
+                play_out(self.state._replace(roll=None), seat_chooser({colour: self._bot_for(colour)}), dice,
+                         watch=turns.append, checked=True, actions=1)
+                turn = turns[0]
+                events = turn.events[1:] if pending is not None else turn.events  # announced already
                 try:
-                    events += self._commit(rolled, rolled.roll, plane)
+                    self._store(turn.roll, turn.plane, turn.after)
                 except StoreError as error:
                     # nothing changed and nobody saw the roll: say so, then try again
                     log.warning("room %s: %s", self.id, error)
