@@ -35,8 +35,8 @@ from pathlib import Path
 import numpy as np
 
 from flyingchess import PRESETS, Rules
-from flyingchess.bots.learned import (FEATURE_NAMES, FEATURES, batch_actions, batch_afterstates,
-                                      batch_features, batch_winner, win_chance)
+from flyingchess.bots.learned import FEATURE_NAMES, FEATURES, win_chance
+from flyingchess.envs.training import batch_actions, batch_afterstates, batch_features, batch_winner
 from flyingchess.envs.batch import PASS, BatchGame, heuristic_actions, random_actions
 
 CONFIGS = [("classic", 2), ("classic", 2), ("classic", 3), ("classic", 4)] + [

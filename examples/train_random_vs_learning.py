@@ -22,8 +22,8 @@ import argparse
 import numpy as np
 
 from flyingchess import Rules
-from flyingchess.bots.learned import (FEATURE_NAMES, FEATURES, batch_actions, batch_afterstates,
-                                      batch_features, batch_winner, win_chance)
+from flyingchess.bots.learned import FEATURE_NAMES, FEATURES, win_chance
+from flyingchess.envs.training import batch_actions, batch_afterstates, batch_features, batch_winner
 from flyingchess.envs.batch import PASS, BatchGame, random_actions
 
 LEARNER = 0

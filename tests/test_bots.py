@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -75,3 +76,28 @@ def test_heuristic_judges_by_what_the_move_really_does() -> None:
     # red 40 + 3 = 43 is not special; so plane 0 wins either way, but check the capture:
     # blue 4 is ring cell 29 = red progress 30: under capture final, the flight lands on it.
     assert choose({"red": [40, 15, -1, -1], "blue": [4, -1, -1, -1]}, 3) == 1
+
+
+def test_a_bot_whose_extra_is_missing_is_listed_and_refused_clearly(tmp_path: Path) -> None:
+    import random
+
+    from asgi import LocalClient
+
+    from flyingchess.bots import BOTS, BotInfo, BotUnavailable, bot_listing, make_bot, register
+    from flyingchess.server.app import create_app
+    from flyingchess.server.store import Store
+    register(BotInfo("needs-extra", 1, "a test bot", lambda seed: make_bot("random", seed),
+                     needs=("no_such_module_for_flyingchess",), extra="rl"))
+    try:
+        assert bot_listing("needs-extra") == {"name": "needs-extra", "level": 1, "description": "a test bot",
+                                              "available": False, "extra": "rl"}
+        with pytest.raises(BotUnavailable, match=r"pip install 'flyingchess\[rl\]'"):
+            make_bot("needs-extra")
+        with LocalClient(create_app(Store(tmp_path / "games.sqlite3"), dice=lambda: random.Random(1))) as client:
+            listed = {bot["name"]: bot for bot in client.get("/api/meta").json()["bots"]}
+            assert listed["needs-extra"]["available"] is False
+            seats = {"red": {"kind": "bot", "bot": "needs-extra"}, "blue": {"kind": "human"}}
+            refused = client.post("/api/games", json={"players": ["red", "blue"], "seats": seats})
+            assert refused.status_code == 400 and "flyingchess[rl]" in refused.json()["error"]["message"]
+    finally:
+        del BOTS["needs-extra"]

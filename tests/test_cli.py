@@ -351,9 +351,12 @@ def test_a_bot_whose_extra_is_missing_names_the_extra(command: list[str]) -> Non
     assert_refused(result, "bot 'learned' needs NumPy: pip install 'flyingchess[rl]'")
 
 
-def test_without_numpy_the_learned_bot_is_not_listed_and_others_still_play() -> None:
+def test_without_numpy_the_learned_bot_is_listed_with_its_extra_and_others_still_play() -> None:
     listing = json.loads(run_guarded("bots", "--json", missing=("numpy",)).stdout)
-    assert "learned" not in [entry["name"] for entry in listing]
+    learned = next(entry for entry in listing if entry["name"] == "learned")
+    assert learned["available"] is False and learned["extra"] == "rl"
+    assert all(entry["available"] for entry in listing if entry["name"] != "learned")
+    assert "flyingchess[rl]" in run_guarded("bots", missing=("numpy",)).stdout
     assert_refused(run_guarded("demo", "--bots", "learner", missing=("numpy",)), "unknown bot 'learner'")
     played = run_guarded("choose", "--bot", "heuristic", "--roll", "6", "-", missing=("numpy",),
                          stdin=record())

@@ -9,8 +9,8 @@ import pytest
 
 from flyingchess import PRESETS, Rules, setup_position
 from flyingchess.bots import BOTS, make_bot
-from flyingchess.bots.learned import (FEATURES, LearnedBot, batch_features, batch_winner, feature_tables,
-                                      features, scores)
+from flyingchess.bots.learned import FEATURES, LearnedBot, feature_tables, features, scores
+from flyingchess.envs.training import batch_features, batch_winner
 from flyingchess.envs.batch import BatchGame, random_actions
 
 

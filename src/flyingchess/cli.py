@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, NoReturn, Sequence, TextIO
 
 from . import __version__
-from .bots import BOTS, bot_names, make_bot, seat_chooser
+from .bots import BOTS, bot_listing, bot_names, make_bot, seat_chooser
 from .events import Event
 from .game import GameSetupError, Turn, new_game, play_out, random_playout, roll
 from .record import ActionError, Record, RecordError, canonical_state, loads_record
@@ -234,13 +234,13 @@ def command_bench(args: argparse.Namespace) -> int:
 
 
 def command_bots(args: argparse.Namespace) -> int:
-    listing = [{"name": name, "level": BOTS[name].level, "description": BOTS[name].description}
-               for name in bot_names()]
+    listing = [bot_listing(name) for name in bot_names()]
     if args.json:
         _print_json(listing, sys.stdout)
     else:
         for entry in listing:
-            print(f"{entry['name']:<12} level {entry['level']}  {entry['description']}")
+            needs = "" if entry["available"] else f"  (needs: pip install 'flyingchess[{entry['extra']}]')"
+            print(f"{entry['name']:<12} level {entry['level']}  {entry['description']}{needs}")
     return 0
 
 
@@ -287,18 +287,13 @@ def _progress(total: int, label: str) -> Any:
     return progress
 
 
-BOT_EXTRAS = {"learned": ("NumPy", "rl")}
-"""Bots the registry leaves out when their extra is not installed: (what is missing, extra)."""
-
-
 def _check_bots(names: list[str]) -> None:
     for name in names:
-        if name in BOTS:
-            continue
-        if name in BOT_EXTRAS:
-            package, extra = BOT_EXTRAS[name]
-            raise CommandError(f"bot {name!r} needs {package}: pip install 'flyingchess[{extra}]'")
-        raise CommandError(f"unknown bot {name!r} (known: {', '.join(bot_names())})")
+        if name not in BOTS:
+            raise CommandError(f"unknown bot {name!r} (known: {', '.join(bot_names())})")
+        missing = BOTS[name].missing()
+        if missing is not None:
+            raise CommandError(missing)
 
 
 def _bot_list(text: str) -> list[str]:

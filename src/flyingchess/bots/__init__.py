@@ -6,9 +6,8 @@ new bot is one module plus one `register` call.
 
 from __future__ import annotations
 
-from importlib.util import find_spec
-
-from .base import BOTS, Bot, BotInfo, bot_names, make_bot, register, seat_chooser
+from .base import (BOTS, Bot, BotInfo, BotUnavailable, bot_listing, bot_names, make_bot, playable, register,
+                   seat_chooser)
 from .expectimax import ExpectimaxBot
 from .greedy import GreedyBot
 from .heuristic import HeuristicBot
@@ -25,13 +24,14 @@ def _learned_bot(seed: int | None) -> Bot:
 
 
 # Listed before greedy: it beats heuristic but not greedy (benchmarks/train_learned.py).
-if find_spec("numpy") is not None:
-    register(BotInfo("learned", 2, "plays the move whose position a value trained by self-play rates best",
-                     _learned_bot))
+# Registered whatever is installed: without NumPy it is listed, and choosing it says what
+# to install.
+register(BotInfo("learned", 2, "plays the move whose position a value trained by self-play rates best",
+                 _learned_bot, needs=("numpy",), extra="rl"))
 register(BotInfo("greedy", 2, "plays the move whose position evaluates best: progress, danger, readiness",
                  GreedyBot))
 register(BotInfo("expectimax", 3, "looks ahead over the next roll and the reply, with the greedy evaluation",
                  ExpectimaxBot))
 
 __all__ = ["BOTS", "Bot", "BotInfo", "ExpectimaxBot", "GreedyBot", "HeuristicBot", "RandomBot",
-           "bot_names", "make_bot", "register", "seat_chooser"]
+           "BotUnavailable", "bot_listing", "bot_names", "make_bot", "playable", "register", "seat_chooser"]

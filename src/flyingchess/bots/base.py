@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Mapping, Protocol
+from importlib.util import find_spec
+from typing import Callable, Final, Mapping, Protocol
 
 from ..game import Chooser, State
 
@@ -25,6 +26,36 @@ class BotInfo:
     description: str
     factory: Callable[[int | None], Bot]
     """Builds the bot from an optional seed."""
+    needs: tuple[str, ...] = ()
+    """Modules the bot imports beyond the standard library (e.g. numpy)..."""
+    extra: str | None = None
+    """...and the package extra that installs them (`pip install 'flyingchess[rl]'`)."""
+
+    @property
+    def available(self) -> bool:
+        """Whether the modules the bot needs are installed."""
+        return all(_installed(module) for module in self.needs)
+
+    def missing(self) -> str | None:
+        """What to install to play this bot, in one line; None when it can play."""
+        if self.available:
+            return None
+        names = ", ".join(MODULE_NAMES.get(module, module) for module in self.needs)
+        return f"bot {self.name!r} needs {names}: pip install 'flyingchess[{self.extra}]'"
+
+
+MODULE_NAMES: Final = {"numpy": "NumPy"}
+
+
+def _installed(module: str) -> bool:
+    try:
+        return find_spec(module) is not None
+    except ValueError:  # a module set to None in sys.modules (hidden on purpose)
+        return False
+
+
+class BotUnavailable(ValueError):
+    """A registered bot whose extra is not installed; the message says what to install."""
 
 
 BOTS: dict[str, BotInfo] = {}
@@ -49,7 +80,24 @@ def seat_chooser(seats: Mapping[str, Bot]) -> Chooser:
 
 
 def make_bot(name: str, seed: int | None = None) -> Bot:
-    """A new bot by registry name; ValueError names the known bots for an unknown one."""
+    """A new bot by registry name. ValueError names the known bots for an unknown one;
+    BotUnavailable says what to install for a bot whose extra is missing."""
     if name not in BOTS:
         raise ValueError(f"unknown bot {name!r} (known: {', '.join(bot_names())})")
+    missing = BOTS[name].missing()
+    if missing is not None:
+        raise BotUnavailable(missing)
     return BOTS[name].factory(seed)
+
+
+def bot_listing(name: str) -> dict[str, object]:
+    """A bot as the CLI and the page list it: name, level, description, whether it can
+    play here and, if not, the extra to install."""
+    info = BOTS[name]
+    return {"name": name, "level": info.level, "description": info.description,
+            "available": info.available, "extra": None if info.available else info.extra}
+
+
+def playable(name: object) -> bool:
+    """Whether `name` names a registered bot that can play here (its extra installed)."""
+    return isinstance(name, str) and name in BOTS and BOTS[name].available

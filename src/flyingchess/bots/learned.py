@@ -1,9 +1,10 @@
 """The learned bot: 1 ply over its legal moves, each afterstate judged by a learned value.
 
 The value is a logistic model over a few hand-made afterstate features (`features`),
-trained by TD(0) self-play on the batch simulator (benchmarks/train_learned.py). The one
-feature function works on arrays shaped [B, players, 4]: the trainer calls it on whole
-batches, the bot on the k afterstates of one decision, so nothing is written twice.
+trained by TD(0) self-play on the batch simulator (benchmarks/train_learned.py, with the
+batch helpers of `flyingchess.envs.training`). The one feature function works on arrays
+shaped [B, players, 4]: the trainer calls it on whole batches, the bot on the k
+afterstates of one decision, so nothing is written twice.
 Every rule fact comes from the engine (the move table's paths, their capture checks and
 expected rolls), so the features, and the bot, follow every rule option.
 Needs NumPy (the `rl` extra).
@@ -12,8 +13,7 @@ Needs NumPy (the `rl` extra).
 from __future__ import annotations
 
 from functools import lru_cache
-import copy
-from typing import TYPE_CHECKING, Final, NamedTuple, Sequence
+from typing import Final, NamedTuple, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -23,9 +23,6 @@ from ..compiled import compile_game
 from ..game import State, apply_unchecked, legal_moves
 from ..rules import Rules
 from .learned_weights import LEARNED_WEIGHTS
-
-if TYPE_CHECKING:  # the bot itself needs no Gymnasium: envs/__init__ imports it
-    from ..envs.batch import BatchGame
 
 Floats = npt.NDArray[np.float64]
 
@@ -140,48 +137,6 @@ def _first_finisher(state: State) -> int:
     return state.players.index(state.ranking[0]) if state.ranking else -1
 
 
-def batch_features(game: BatchGame, me: npt.ArrayLike) -> Floats:
-    """`features` of every game of a batch as it stands, for players `me` [B]."""
-    return features(feature_tables(game.rules, game.players), game.positions, game.turn, me)
-
-
-def batch_winner(game: BatchGame) -> npt.NDArray[np.int8]:
-    """[B]: the first player to finish in each game, -1 while nobody has."""
-    winner: npt.NDArray[np.int8] = np.where(game.ranked > 0, game.ranking[:, 0], -1).astype(np.int8)
-    return winner
-
-
-def batch_afterstates(game: BatchGame, rolls: npt.ArrayLike, mask: npt.NDArray[np.bool_],
-                      weights: Floats) -> tuple[Floats, Floats]:
-    """Score every legal move of every game: (scores [B, 4], -inf where illegal; features
-    [B, 4, FEATURES]). `mask` is `game.move_mask(rolls)`; each afterstate is made by the
-    batch simulator on a copy of the game (the trainer's counterpart of `apply_unchecked`)."""
-    me = game.turn.copy()
-    everything = np.arange(game.batch)
-    all_scores = np.full((game.batch, PLANES_PER_COLOUR), -np.inf)
-    all_features = np.zeros((game.batch, PLANES_PER_COLOUR, FEATURES))
-    for plane in range(PLANES_PER_COLOUR):
-        legal = mask[:, plane]
-        if not legal.any():
-            continue
-        after = copy.copy(game)
-        after.keep(everything)  # fresh arrays: the original game is untouched
-        after.step_unchecked(rolls, np.where(legal, plane, PLANES_PER_COLOUR))
-        found = batch_features(after, me)
-        all_features[:, plane] = found
-        all_scores[:, plane] = np.where(legal, scores(weights, found, batch_winner(after), me), -np.inf)
-    return all_scores, all_features
-
-
-def batch_actions(game: BatchGame, rolls: npt.ArrayLike, weights: Floats) -> npt.NDArray[np.intp]:
-    """The learned bot's choice in every game of a batch (PASS, 4, where nothing is legal);
-    ties go to the lowest plane, as in `LearnedBot`."""
-    mask = game.move_mask(rolls)
-    found, _ = batch_afterstates(game, rolls, mask, weights)
-    actions: npt.NDArray[np.intp] = np.where(mask.any(axis=1), np.argmax(found, axis=1), PLANES_PER_COLOUR)
-    return actions
-
-
 class LearnedBot:
     """Plays the legal move whose afterstate scores best; ties go to the lowest plane."""
 
@@ -205,5 +160,5 @@ class LearnedBot:
         return moves[int(np.argmax(values))]
 
 
-__all__ = ["FEATURES", "FEATURE_NAMES", "FeatureTables", "LearnedBot", "batch_actions", "batch_afterstates",
-           "batch_features", "batch_winner", "feature_tables", "features", "scores", "win_chance"]
+__all__ = ["FEATURES", "FEATURE_NAMES", "FeatureTables", "LearnedBot", "feature_tables", "features", "scores",
+           "win_chance"]

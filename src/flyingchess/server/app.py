@@ -31,7 +31,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketDiscon
 
 from .. import __version__
 from ..board import COLOURS
-from ..bots import BOTS, bot_names
+from ..bots import bot_listing, bot_names
 from ..layout import board_layout
 from ..record import ActionError, RecordError, parse_record
 from ..rules import CHOICES, OPTION_NAMES, PRESETS, SET_OPTIONS, Rules, RulesError
@@ -91,8 +91,7 @@ def _options() -> dict[str, Any]:
 def _meta() -> dict[str, Any]:
     return {
         "version": __version__,
-        "bots": [{"name": name, "level": BOTS[name].level, "description": BOTS[name].description}
-                 for name in bot_names()],
+        "bots": [bot_listing(name) for name in bot_names()],
         "presets": {name: rules.to_json() for name, rules in PRESETS.items()},
         "options": _options(),
         "colours": list(COLOURS),

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Mapping
 
 from ..board import COLOURS, PLANES_PER_COLOUR
-from ..bots import BOTS
+from ..bots import BOTS, playable
 from ..game import GameSetupError, validate_players
 from ..rules import Rules, RulesError
 
@@ -154,8 +154,8 @@ def _set_seat(data: Mapping[str, Any]) -> Message:
     if kind not in SEAT_KINDS:
         raise ProtocolError("bad-message", f"kind must be one of {', '.join(SEAT_KINDS)}")
     bot = data.get("bot")
-    if kind == "bot" and (not isinstance(bot, str) or bot not in BOTS):
-        raise ProtocolError("bad-message", f"unknown bot {json.dumps(bot)[:40]}")
+    if kind == "bot" and not playable(bot):
+        raise ProtocolError("bad-message", _not_playable(bot))
     return SetSeat(_colour(data), str(kind), str(bot) if kind == "bot" else None)
 
 
@@ -264,6 +264,12 @@ def parse_new_game(body: Any) -> NewGame:
     return NewGame(rules, players, parse_seats(players, body.get("seats")), parse_timer(body.get("timer", 0)))
 
 
+def _not_playable(bot: Any) -> str:
+    if isinstance(bot, str) and bot in BOTS:
+        return BOTS[bot].missing() or f"bot {bot!r} cannot play here"
+    return f"unknown bot {json.dumps(bot)[:40]}"
+
+
 def parse_seats(players: tuple[str, ...], seats: Any) -> dict[str, dict[str, str]]:
     """Seats for a new game: each colour human, or a registered bot."""
     if seats is None:
@@ -276,9 +282,8 @@ def parse_seats(players: tuple[str, ...], seats: Any) -> dict[str, dict[str, str
         if not isinstance(seat, dict) or seat.get("kind") not in SEAT_KINDS:
             raise ProtocolError("bad-request", f"seat {colour}: kind must be human, bot or open")
         if seat["kind"] == "bot":
-            if not isinstance(seat.get("bot"), str) or seat["bot"] not in BOTS:
-                raise ProtocolError("bad-request",
-                                    f"seat {colour}: unknown bot {json.dumps(seat.get('bot'))}")
+            if not playable(seat.get("bot")):
+                raise ProtocolError("bad-request", f"seat {colour}: {_not_playable(seat.get('bot'))}")
             out[colour] = {"kind": "bot", "bot": str(seat["bot"])}
         else:
             out[colour] = {"kind": str(seat["kind"])}

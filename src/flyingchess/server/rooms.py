@@ -23,7 +23,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Final, Iterable, Iterator, Protocol
 
-from ..bots import BOTS, Bot, make_bot, seat_chooser
+from ..bots import Bot, make_bot, playable, seat_chooser
 from ..events import Bounced, Captured, Event, Flew, Jumped
 from ..game import (GameSetupError, IllegalMoveError, State, Turn, apply, carried_planes, legal_moves,
                     play, play_out, roll, validate_players)
@@ -543,7 +543,7 @@ class Room:
 
     def _bot_for(self, colour: str) -> Bot:
         seat = self.seats[colour]
-        name = seat["bot"] if seat["kind"] == "bot" and seat.get("bot") in BOTS else AUTOPILOT_BOT
+        name = seat["bot"] if seat["kind"] == "bot" and playable(seat.get("bot")) else AUTOPILOT_BOT
         key = f"{colour}:{name}"
         if key not in self.bots:
             seed = zlib.crc32(f"{self.id}:{colour}".encode())

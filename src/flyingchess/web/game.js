@@ -40,7 +40,7 @@ export function mountGame(root, app, gameId) {
   let turnStart = 0;
   let turnLeft = 0;
   let clock = null;
-  const bots = app.meta.bots || [];
+  const bots = (app.meta.bots || []).filter((b) => b.available !== false);
 
   // ------------------------------------------------------------ DOM
   const banner = h("div", { class: "banner-layer", "aria-live": "polite" });

@@ -8,7 +8,7 @@ const DEFAULT_COLOURS = { 2: ["red", "blue"], 3: ["red", "yellow", "blue"], 4: [
 
 export function mountSetup(root, app) {
   const meta = app.meta;
-  const bots = meta.bots || [];
+  const bots = (meta.bots || []).filter((b) => b.available !== false);  // a bot whose extra is missing cannot play here
   // New seats get the "sensible" heuristic bot (kind to newcomers); the strongest otherwise.
   const bestBot = bots.find((b) => b.name === "heuristic") || (bots.length ? bots.reduce((a, b) => (b.level > a.level ? b : a)) : null);
   const presetNames = Object.keys(meta.presets || {});

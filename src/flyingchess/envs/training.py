@@ -1,0 +1,64 @@
+"""Training the learned bot on the batch simulator: its features, afterstates and choices
+for a whole batch of games at once.
+
+The bot (`flyingchess.bots.learned`) judges the k afterstates of one decision; these do
+the same for B games, with the same feature function, so a position scores the same in
+training and in play. They live here, beside the batch simulator, because bots never
+depend on the environments.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import numpy.typing as npt
+
+from ..board import PLANES_PER_COLOUR
+from ..bots.learned import FEATURES, Floats, feature_tables, features, scores
+from .batch import BatchGame
+
+
+def batch_features(game: BatchGame, me: npt.ArrayLike) -> Floats:
+    """`features` of every game of a batch as it stands, for players `me` [B]."""
+    return features(feature_tables(game.rules, game.players), game.positions, game.turn, me)
+
+
+def batch_winner(game: BatchGame) -> npt.NDArray[np.int8]:
+    """[B]: the first player to finish in each game, -1 while nobody has."""
+    winner: npt.NDArray[np.int8] = np.where(game.ranked > 0, game.ranking[:, 0], -1).astype(np.int8)
+    return winner
+
+
+def batch_afterstates(game: BatchGame, rolls: npt.ArrayLike, mask: npt.NDArray[np.bool_],
+                      weights: Floats) -> tuple[Floats, Floats]:
+    """Score every legal move of every game: (scores [B, 4], -inf where illegal; features
+    [B, 4, FEATURES]). `mask` is `game.move_mask(rolls)`; each afterstate is made by the
+    batch simulator on a copy of the game (the trainer's counterpart of `apply_unchecked`)."""
+    me = game.turn.copy()
+    everything = np.arange(game.batch)
+    all_scores = np.full((game.batch, PLANES_PER_COLOUR), -np.inf)
+    all_features = np.zeros((game.batch, PLANES_PER_COLOUR, FEATURES))
+    for plane in range(PLANES_PER_COLOUR):
+        legal = mask[:, plane]
+        if not legal.any():
+            continue
+        after = copy.copy(game)
+        after.keep(everything)  # fresh arrays: the original game is untouched
+        after.step_unchecked(rolls, np.where(legal, plane, PLANES_PER_COLOUR))
+        found = batch_features(after, me)
+        all_features[:, plane] = found
+        all_scores[:, plane] = np.where(legal, scores(weights, found, batch_winner(after), me), -np.inf)
+    return all_scores, all_features
+
+
+def batch_actions(game: BatchGame, rolls: npt.ArrayLike, weights: Floats) -> npt.NDArray[np.intp]:
+    """The learned bot's choice in every game of a batch (PASS, 4, where nothing is legal);
+    ties go to the lowest plane, as in `LearnedBot`."""
+    mask = game.move_mask(rolls)
+    found, _ = batch_afterstates(game, rolls, mask, weights)
+    actions: npt.NDArray[np.intp] = np.where(mask.any(axis=1), np.argmax(found, axis=1), PLANES_PER_COLOUR)
+    return actions
+
+
+__all__ = ["batch_actions", "batch_afterstates", "batch_features", "batch_winner"]
