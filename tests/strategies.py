@@ -9,22 +9,17 @@ from hypothesis import strategies as st
 
 from flyingchess import Rules
 from flyingchess.board import COLOURS
-from flyingchess.rules import CHOICES
+from flyingchess.rules import OPTIONS, OptionSpec
 
-die_sets = st.frozensets(st.integers(1, 6), max_size=6)
+def option_strategy(spec: OptionSpec) -> st.SearchStrategy[Any]:
+    """Any value of one option, from the option schema (a new option is fuzzed at once)."""
+    if spec.kind == "set":
+        faces = st.frozensets(st.sampled_from(spec.values), max_size=len(spec.values))
+        return faces.filter(bool) if spec.name == "launch" else faces  # a game needs a launch face
+    return st.sampled_from(spec.values)
 
-rules_strategy = st.builds(
-    Rules,
-    launch=die_sets.filter(bool),
-    extra_roll=die_sets,
-    three_sixes=st.sampled_from(CHOICES["three_sixes"]),
-    finish=st.sampled_from(CHOICES["finish"]),
-    chain=st.sampled_from(CHOICES["chain"]),
-    capture=st.sampled_from(CHOICES["capture"]),
-    flight_capture=st.booleans(),
-    stacking=st.sampled_from(CHOICES["stacking"]),
-    end=st.sampled_from(CHOICES["end"]),
-)
+
+rules_strategy = st.builds(Rules, **{spec.name: option_strategy(spec) for spec in OPTIONS})
 """Any combination of every option (the presets are among them)."""
 
 

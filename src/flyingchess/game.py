@@ -12,7 +12,7 @@ the hot path is table look-ups. docs/rules.md states every interpretation made h
 from __future__ import annotations
 
 from random import Random
-from typing import Callable, Final, Mapping, NamedTuple, Sequence
+from typing import Callable, Final, Literal, Mapping, NamedTuple, Sequence
 
 from .board import CENTRE, COLOURS, HANGAR, PLANES_PER_COLOUR, SEAT
 from .compiled import (
@@ -40,6 +40,9 @@ class GameSetupError(ValueError):
 # --------------------------------------------------------------------------- state
 
 
+Phase = Literal["roll", "move", "over"]
+
+
 class State(NamedTuple):
     """An immutable game position (hashable, cheap to copy).
 
@@ -61,7 +64,7 @@ class State(NamedTuple):
     over: bool
 
     @property
-    def phase(self) -> str:
+    def phase(self) -> Phase:
         """"roll" (waiting for the die), "move" (waiting for a plane) or "over"."""
         if self.over:
             return "over"

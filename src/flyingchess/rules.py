@@ -1,4 +1,4 @@
-"""The frozen `Rules` value: every rule option of RULES.md section 8, validated, and the presets.
+"""The frozen `Rules` value: every rule option (docs/rules.md), typed and validated, and the presets.
 
 A game's rules are data, never code paths chosen by name: presets live in a registry and
 overrides are checked option by option, so a bad name or value fails at construction.
@@ -7,7 +7,7 @@ overrides are checked option by option, so a bad name or value fails at construc
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Final, Mapping
+from typing import Any, Final, Literal, Mapping, get_args
 
 DIE_FACES: Final = frozenset(range(1, 7))
 
@@ -16,18 +16,46 @@ class RulesError(ValueError):
     """An unknown preset, option or value; the message names it."""
 
 
-CHOICES: Final[dict[str, tuple[str, ...]]] = {
-    "three_sixes": ("none", "last-moved", "moved-by-sixes", "all"),
-    "finish": ("exact", "bounce"),
-    "chain": ("none", "jump-fly", "jump-fly-jump"),
-    "capture": ("final", "every-stop"),
-    "stacking": ("none", "together"),
-    "end": ("first", "ranking"),
-}
+ThreeSixes = Literal["none", "last-moved", "moved-by-sixes", "all"]
+Finish = Literal["exact", "bounce"]
+Chain = Literal["none", "jump-fly", "jump-fly-jump"]
+CaptureRule = Literal["final", "every-stop"]
+Stacking = Literal["none", "together"]
+End = Literal["first", "ranking"]
+OptionKind = Literal["set", "choice", "bool"]
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One rule option: `kind` is `set` (some die faces), `choice` (one of a few names) or
+    `bool`; `values` lists what it may hold (the faces, the names, or true and false)."""
+
+    name: str
+    kind: OptionKind
+    values: tuple[Any, ...]
+    help: str
+
+
+OPTIONS: Final[tuple[OptionSpec, ...]] = (
+    OptionSpec("launch", "set", tuple(range(1, 7)), "die faces that launch a plane from its hangar (at least one)"),
+    OptionSpec("extra_roll", "set", tuple(range(1, 7)), "die faces that give another roll"),
+    OptionSpec("three_sixes", "choice", get_args(ThreeSixes), "what a third six in a row sends home"),
+    OptionSpec("finish", "choice", get_args(Finish), "a roll past the centre: not allowed, or bounce back"),
+    OptionSpec("chain", "choice", get_args(Chain), "how many special moves (jump, flight) one move makes"),
+    OptionSpec("capture", "choice", get_args(CaptureRule), "where a move captures: where it ends, or every landing"),
+    OptionSpec("flight_capture", "bool", (True, False), "a flight sends home the opposite colour on its crossing cell"),
+    OptionSpec("stacking", "choice", get_args(Stacking), "whether own planes on one cell move together"),
+    OptionSpec("end", "choice", get_args(End), "the game ends at the first player home, or plays on for places"),
+)
+"""Every rule option (docs/rules.md), in order: the one list that validation, the server's
+option list, the learning environments' rule features, the property tests' strategy and
+the page's labels are all generated from."""
+
+CHOICES: Final[dict[str, tuple[str, ...]]] = {spec.name: spec.values for spec in OPTIONS if spec.kind == "choice"}
 """The options whose value is one of a few names, with their allowed values."""
 
-SET_OPTIONS: Final = ("launch", "extra_roll")
-BOOL_OPTIONS: Final = ("flight_capture",)
+SET_OPTIONS: Final = tuple(spec.name for spec in OPTIONS if spec.kind == "set")
+BOOL_OPTIONS: Final = tuple(spec.name for spec in OPTIONS if spec.kind == "bool")
 
 
 @dataclass(frozen=True)
@@ -36,29 +64,25 @@ class Rules:
 
     launch: frozenset[int]
     extra_roll: frozenset[int]
-    three_sixes: str
-    finish: str
-    chain: str
-    capture: str
+    three_sixes: ThreeSixes
+    finish: Finish
+    chain: Chain
+    capture: CaptureRule
     flight_capture: bool
-    stacking: str
-    end: str
+    stacking: Stacking
+    end: End
     _hash: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        for name in SET_OPTIONS:
-            value = getattr(self, name)
-            object.__setattr__(self, name, _die_set(name, value))
-        for name, allowed in CHOICES.items():
-            value = getattr(self, name)
-            if not isinstance(value, str) or value not in allowed:
-                raise RulesError(
-                    f"option {name!r}: unknown value {value!r} (expected one of {', '.join(allowed)})"
-                )
-        if not isinstance(self.flight_capture, bool):
-            raise RulesError(
-                f"option 'flight_capture': unknown value {self.flight_capture!r} (expected true or false)"
-            )
+        for spec in OPTIONS:
+            value = getattr(self, spec.name)
+            if spec.kind == "set":
+                object.__setattr__(self, spec.name, _die_set(spec.name, value))
+            elif spec.kind == "choice" and (not isinstance(value, str) or value not in spec.values):
+                raise RulesError(f"option {spec.name!r}: unknown value {value!r}"
+                                 f" (expected one of {', '.join(spec.values)})")
+            elif spec.kind == "bool" and not isinstance(value, bool):
+                raise RulesError(f"option {spec.name!r}: unknown value {value!r} (expected true or false)")
         if not self.launch:
             raise RulesError("option 'launch': must name at least one die value")
         object.__setattr__(self, "_hash", hash(tuple(getattr(self, name) for name in OPTION_NAMES)))
@@ -155,7 +179,9 @@ def _die_set(name: str, value: Any) -> frozenset[int]:
     return frozenset(faces)
 
 
-OPTION_NAMES: Final = tuple(option.name for option in fields(Rules) if option.init)
+OPTION_NAMES: Final = tuple(spec.name for spec in OPTIONS)
+if OPTION_NAMES != tuple(option.name for option in fields(Rules) if option.init):
+    raise AssertionError("Rules' fields and OPTIONS name the same options in the same order")
 
 PRESETS: Final[dict[str, Rules]] = {
     "classic": Rules(

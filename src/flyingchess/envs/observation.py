@@ -7,13 +7,13 @@ The table of entries is in docs/environments.md; `OBSERVATION_SIZE` counts them.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 
 from ..board import CENTRE, COLOURS, HANGAR, LANE_FIRST, RING_INDEX, RING_SIZE, SEAT, TAKEOFF
 from ..game import State, carried_planes, legal_moves
-from ..rules import CHOICES, Rules
+from ..rules import OPTIONS, Rules
 
 PASS_ACTION: Final = 4
 """Actions 0..3 move that plane (any plane of a stack); action 4 passes."""
@@ -21,25 +21,36 @@ ACTIONS: Final = 5
 
 PLANE_FEATURES: Final = 7   # hangar, takeoff, ring, lane, centre, progress, relative ring cell
 SEAT_FEATURES: Final = 2 + 4 * PLANE_FEATURES
-RULE_FEATURES: Final = 6 + 6 + len(CHOICES["three_sixes"]) + 1 + len(CHOICES["chain"]) + 4
+
+
+def _rule_feature_names() -> tuple[tuple[str, str, Any], ...]:
+    """(name, option, value) of each rule feature, generated from the option schema: a set
+    option gives one feature per face, a choice of two one feature (its second value), a
+    longer choice one per value, a flag one."""
+    names: list[tuple[str, str, Any]] = []
+    for spec in OPTIONS:
+        if spec.kind == "set":
+            names += [(f"{spec.name}={face}", spec.name, face) for face in spec.values]
+        elif spec.kind == "choice" and len(spec.values) == 2:
+            names.append((f"{spec.name}={spec.values[1]}", spec.name, spec.values[1]))
+        elif spec.kind == "choice":
+            names += [(f"{spec.name}={value}", spec.name, value) for value in spec.values]
+        else:
+            names.append((spec.name, spec.name, True))
+    return tuple(names)
+
+
+RULE_FEATURE_NAMES: Final = _rule_feature_names()
+RULE_FEATURES: Final = len(RULE_FEATURE_NAMES)
 OBSERVATION_SIZE: Final = 4 * SEAT_FEATURES + 6 + 1 + RULE_FEATURES
 
 
 def rule_features(rules: Rules) -> np.ndarray:
+    """1 for each rule feature the rules have (a face in a set, the value of a choice)."""
     features = np.zeros(RULE_FEATURES, dtype=np.float32)
-    for face in rules.launch:
-        features[face - 1] = 1
-    for face in rules.extra_roll:
-        features[6 + face - 1] = 1
-    at = 12
-    features[at + CHOICES["three_sixes"].index(rules.three_sixes)] = 1
-    at += len(CHOICES["three_sixes"])
-    features[at] = rules.finish == "bounce"
-    at += 1
-    features[at + CHOICES["chain"].index(rules.chain)] = 1
-    at += len(CHOICES["chain"])
-    features[at:at + 4] = (rules.capture == "every-stop", rules.flight_capture,
-                           rules.stacking == "together", rules.end == "ranking")
+    for index, (_, option, value) in enumerate(RULE_FEATURE_NAMES):
+        held = getattr(rules, option)
+        features[index] = value in held if isinstance(held, frozenset) else held == value
     return features
 
 

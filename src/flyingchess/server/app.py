@@ -34,7 +34,7 @@ from ..board import COLOURS
 from ..bots import bot_listing, bot_names
 from ..layout import board_layout
 from ..record import ActionError, RecordError, parse_record
-from ..rules import CHOICES, OPTION_NAMES, PRESETS, SET_OPTIONS, Rules, RulesError
+from ..rules import OPTIONS, PRESETS, Rules, RulesError
 from .guard import LOOPBACK_NAMES, Guard, HostPolicy
 from .limits import KeyedBuckets, Limits, TokenBucket
 from .protocol import (
@@ -77,15 +77,7 @@ def _error(status: int, code: str, message: str, retry_after: float | None = Non
 
 
 def _options() -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    for name in OPTION_NAMES:
-        if name in SET_OPTIONS:
-            options[name] = {"kind": "set", "values": [1, 2, 3, 4, 5, 6]}
-        elif name in CHOICES:
-            options[name] = {"kind": "choice", "values": list(CHOICES[name])}
-        else:
-            options[name] = {"kind": "bool", "values": [True, False]}
-    return options
+    return {spec.name: {"kind": spec.kind, "values": list(spec.values), "help": spec.help} for spec in OPTIONS}
 
 
 def _meta() -> dict[str, Any]:

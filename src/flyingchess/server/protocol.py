@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Final, Mapping
+from typing import Any, Final, Literal, Mapping, get_args
 
 from ..board import COLOURS, PLANES_PER_COLOUR
 from ..bots import BOTS, playable
@@ -77,10 +77,15 @@ class Join:
     name: str
 
 
+SeatKind = Literal["human", "bot", "open"]
+"""Seat kinds a host may set: played on the host's device, by a bot, or open to join."""
+SEAT_KINDS: Final = get_args(SeatKind)
+
+
 @dataclass(frozen=True)
 class SetSeat:
     colour: str
-    kind: str
+    kind: SeatKind
     bot: str | None
 
 
@@ -110,8 +115,6 @@ NAME_LIMIT: Final = 24
 CHAT_LIMIT: Final = 200
 TOKEN_LIMIT: Final = 100
 REACTIONS: Final = ("👍", "😂", "😮", "😢", "🎉", "✈️")
-SEAT_KINDS: Final = ("human", "bot", "open")
-"""Seat kinds a host may set: played on the host's device, by a bot, or open to join."""
 
 
 def clean_text(value: Any, what: str, limit: int) -> str:
@@ -156,7 +159,8 @@ def _set_seat(data: Mapping[str, Any]) -> Message:
     bot = data.get("bot")
     if kind == "bot" and not playable(bot):
         raise ProtocolError("bad-message", _not_playable(bot))
-    return SetSeat(_colour(data), str(kind), str(bot) if kind == "bot" else None)
+    seat_kind = next(value for value in SEAT_KINDS if value == kind)
+    return SetSeat(_colour(data), seat_kind, str(bot) if kind == "bot" else None)
 
 
 def _start(data: Mapping[str, Any]) -> Message:
