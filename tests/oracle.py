@@ -1,8 +1,8 @@
-"""Independent, deliberately simple reference implementation of RULES.md (a test oracle).
+"""Independent, deliberately simple reference implementation of docs/rules.md (a test oracle).
 
 Used only for differential testing against the real engine; it shares no code with it.
 Clarity beats speed: every rule is spelled out in the most literal way, step by step.
-Places where RULES.md / RECORD.md are silent are marked with `# INTERPRETATION:`.
+Places where docs/rules.md / docs/records.md are silent are marked with `# INTERPRETATION:`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 # ---------------------------------------------------------------------------
-# Board geometry (RULES.md section 1)
+# Board geometry (docs/rules.md §1)
 # ---------------------------------------------------------------------------
 
 COLOURS = ["red", "yellow", "blue", "green"]  # clockwise; seat index k = position here
@@ -46,7 +46,7 @@ def on_ring(p: int) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# Rule options and presets (RULES.md section 8)
+# Rule options and presets (docs/rules.md §8)
 # ---------------------------------------------------------------------------
 
 OPTION_NAMES = [
@@ -261,7 +261,7 @@ class OracleGame:
 
     def carried_planes(self, colour: str, plane: int) -> list[int]:
         """The planes a move named by `plane` carries: its whole stack under stacking."""
-        # INTERPRETATION: stacks are purely positional (RULES.md 5: own planes standing on
+        # INTERPRETATION: stacks are purely positional (docs/rules.md §5: own planes standing on
         # the same cell 1..55 form a stack), so a plane that lands on own planes joins
         # their stack for later moves, and a captured stack is no longer a stack because
         # its planes are in the hangar.
@@ -475,7 +475,7 @@ class OracleGame:
         return None
 
     def heuristic(self, roll: int) -> int | None:
-        """RULES.md section 9: capture > jump/flight > launch > furthest-along plane."""
+        """docs/rules.md §9: capture > jump/flight > launch > furthest-along plane."""
         colour = self.current_colour()
         legal = self.legal_planes(roll)
         if not legal:
@@ -560,7 +560,7 @@ def oracle_legal_planes(record: dict[str, Any], roll: int) -> list[int] | None:
 
 
 def oracle_heuristic(record: dict[str, Any], roll: int) -> int | None:
-    """The plane RULES.md section 9's heuristic bot picks; None = pass."""
+    """The plane docs/rules.md §9's heuristic bot picks; None = pass."""
     game = replayed_game(record, roll)
     if game.over:
         # INTERPRETATION (oracle API): like `flyingchess choose`, a game that is over is

@@ -1,4 +1,4 @@
-"""The command-line contract of RECORD.md through the real `flyingchess` command."""
+"""The command-line contract of docs/records.md through the real `flyingchess` command."""
 
 from __future__ import annotations
 

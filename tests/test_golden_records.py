@@ -1,4 +1,4 @@
-"""Golden records replayed through the real `flyingchess` command (RECORD.md's CLI contract).
+"""Golden records replayed through the real `flyingchess` command (docs/records.md's CLI contract).
 
 The expected traces were written by the independent oracle (tests/records/generate.py)."""
 

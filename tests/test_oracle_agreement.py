@@ -1,5 +1,5 @@
 """Differential tests: the engine against tests/oracle.py, an independent, deliberately plain
-reading of RULES.md written separately from the engine. Any disagreement is a bug in one
+reading of docs/rules.md written separately from the engine. Any disagreement is a bug in one
 of the two readings."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Property tests over random games under random rule options (RULES.md as invariants)."""
+"""Property tests over random games under random rule options (docs/rules.md as invariants)."""
 
 from __future__ import annotations
 

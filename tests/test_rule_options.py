@@ -1,7 +1,7 @@
-"""Hand-worked tests for every value of every rule option (RULES.md section 8) and the presets.
+"""Hand-worked tests for every value of every rule option (docs/rules.md §8) and the presets.
 
-Every expectation below was worked out by hand from /work/shared/RULES.md, never copied
-from the engine. Geometry used throughout (RULES.md section 1):
+Every expectation below was worked out by hand from docs/rules.md, never copied
+from the engine. Geometry used throughout (docs/rules.md §1):
 
     ring index r = (13*k + p - 1) mod 52,  k: red=0 yellow=1 blue=2 green=3
     so for the same ring cell r:  red p = r+1,  yellow p = r-12,  blue p = r-25,

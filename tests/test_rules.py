@@ -1,4 +1,4 @@
-"""The Rules value: presets as RULES.md section 8 tabulates them, validation, JSON forms."""
+"""The Rules value: presets as docs/rules.md §8 tabulates them, validation, JSON forms."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from flyingchess import PRESETS, Rules, RulesError
 
-# The presets against RULES.md section 8 are checked in test_rule_options.py.
+# The presets against docs/rules.md §8 are checked in test_rule_options.py.
 
 
 def test_default_preset_is_classic_and_presets_are_all_there() -> None:

@@ -1,7 +1,7 @@
 """flyingchess: Aeroplane Chess (Flying Chess, 飞行棋) with exact rules and every common house rule.
 
 The engine is pure: `new_game` builds a state, `roll` is the chance step, `legal_moves`
-and `apply` the decision step. Records (RECORD.md) live in `flyingchess.record`.
+and `apply` the decision step. Records (docs/records.md) live in `flyingchess.record`.
 """
 
 from .board import COLOURS

@@ -1,6 +1,6 @@
 """Board geometry as data: colours, progress values, ring cells, own-colour cells, pad, crossing.
 
-Every position is a plane's *progress* counted from its own colour's start (RULES.md
+Every position is a plane's *progress* counted from its own colour's start (docs/rules.md
 section 1), so the rules never mention a seat; this module is the one place that turns
 progress into shared ring cells. Tables are computed once at import.
 """

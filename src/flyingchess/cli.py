@@ -1,7 +1,7 @@
 """The `flyingchess` command: replay and check records, ask a bot, watch a demo, benchmark.
 
 Every failure a user can cause prints one line on standard error and exits with status 2;
-no traceback reaches the terminal (RECORD.md's command-line contract).
+no traceback reaches the terminal (docs/records.md's command-line contract).
 """
 
 from __future__ import annotations

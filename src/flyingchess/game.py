@@ -34,7 +34,7 @@ class IllegalMoveError(ValueError):
 
 
 class GameSetupError(ValueError):
-    """A player list the rules do not allow (RULES.md section 7)."""
+    """A player list the rules do not allow (docs/rules.md §7)."""
 
 
 # --------------------------------------------------------------------------- state

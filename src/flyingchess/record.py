@@ -1,4 +1,4 @@
-"""Game records and the canonical state (RECORD.md): JSON in, JSON out, and replay.
+"""Game records and the canonical state (docs/records.md): JSON in, JSON out, and replay.
 
 A record is the one exchange format between the web app, bots, tests and the CLI; a
 malformed header raises `RecordError`, an illegal action `ActionError` carrying its index.
@@ -159,7 +159,7 @@ def loads_record(text: str | bytes) -> Record:
 
 
 def canonical_state(state: State) -> dict[str, Any]:
-    """The canonical state of RECORD.md: what every replay and conformance check compares."""
+    """The canonical state of docs/records.md: what every replay and conformance check compares."""
     return {
         "players": list(state.players),
         "turn": state.colour,

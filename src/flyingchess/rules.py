@@ -112,7 +112,7 @@ class Rules:
     @classmethod
     def from_json(cls, value: Any) -> Rules:
         """Rules from a record's `rules` value: a preset name, `{"preset": ..., overrides}`,
-        or an object giving every option (RECORD.md)."""
+        or an object giving every option (docs/records.md)."""
         if isinstance(value, str):
             return cls.preset(value)
         if not isinstance(value, Mapping):
@@ -205,6 +205,6 @@ PRESETS: Final[dict[str, Rules]] = {
         stacking="together", end="ranking",
     ),
 }
-"""The named rule sets of RULES.md section 8, by name; `classic` is the default."""
+"""The named rule sets of docs/rules.md §8, by name; `classic` is the default."""
 
 CLASSIC: Final = PRESETS["classic"]

@@ -1,4 +1,4 @@
-"""The heuristic ("sensible plays") bot of RULES.md section 9.
+"""The heuristic ("sensible plays") bot of docs/rules.md §9.
 
 Each candidate is judged by what the engine says the move really does (its events), so
 the bot follows every rule option without knowing any rule itself.
