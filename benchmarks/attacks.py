@@ -28,8 +28,9 @@ import time
 import urllib.error
 import urllib.request
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 import psutil
 import websockets
@@ -46,8 +47,10 @@ class Target:
 
     def api(self, path: str, body: Any = None, headers: dict[str, str] | None = None) -> Any:
         request = urllib.request.Request(
-            self.url + path, data=None if body is None else json.dumps(body).encode(),
-            headers={"Content-Type": "application/json", **(headers or {})})
+            self.url + path,
+            data=None if body is None else json.dumps(body).encode(),
+            headers={"Content-Type": "application/json", **(headers or {})},
+        )
         with urllib.request.urlopen(request, timeout=10) as response:
             return json.loads(response.read())
 
@@ -75,13 +78,14 @@ class Target:
                 return "sent"
             line = await asyncio.wait_for(reader.readline(), 10)
             return line.split(b" ")[1].decode() if line.startswith(b"HTTP/") else "closed"
-        except (OSError, asyncio.TimeoutError, IndexError) as error:
+        except (TimeoutError, OSError, IndexError) as error:
             return type(error).__name__
         finally:
             writer.close()
 
 
 # ---------------------------------------------------------------- attacks
+
 
 async def repeat(seconds: float, attempt: Callable[[], Awaitable[str]], parallel: int = 4) -> Counter[str]:
     outcomes: Counter[str] = Counter()
@@ -90,15 +94,20 @@ async def repeat(seconds: float, attempt: Callable[[], Awaitable[str]], parallel
     async def worker() -> None:
         while time.monotonic() < deadline:
             outcomes[await attempt()] += 1
+
     await asyncio.gather(*(worker() for _ in range(parallel)))
     return outcomes
 
 
 async def dns_rebinding(target: Target, seconds: float) -> Counter[str]:
     """A page on evil.example whose name now resolves to 127.0.0.1 lists and deletes games."""
+
     async def attempt() -> str:
-        return await target.http(f"DELETE /api/games/x HTTP/1.1\nHost: evil.example:{target.port}\n"
-                                 f"Origin: http://evil.example:{target.port}\nConnection: close\n")
+        return await target.http(
+            f"DELETE /api/games/x HTTP/1.1\nHost: evil.example:{target.port}\n"
+            f"Origin: http://evil.example:{target.port}\nConnection: close\n"
+        )
+
     return await repeat(seconds, attempt)
 
 
@@ -109,7 +118,10 @@ async def cross_site_forms(target: Target, seconds: float) -> Counter[str]:
     async def attempt() -> str:
         return await target.http(
             f"POST /api/games HTTP/1.1\nHost: 127.0.0.1:{target.port}\nOrigin: http://evil.example\n"
-            f"Content-Type: text/plain\nContent-Length: {len(body)}\nConnection: close\n", body)
+            f"Content-Type: text/plain\nContent-Length: {len(body)}\nConnection: close\n",
+            body,
+        )
+
     return await repeat(seconds, attempt)
 
 
@@ -120,7 +132,10 @@ async def huge_bodies(target: Target, seconds: float) -> Counter[str]:
     async def attempt() -> str:
         return await target.http(
             f"POST /api/records HTTP/1.1\nHost: 127.0.0.1:{target.port}\nContent-Type: application/json\n"
-            "Content-Length: 300000000\n", chunk)
+            "Content-Length: 300000000\n",
+            chunk,
+        )
+
     return await repeat(seconds, attempt)
 
 
@@ -140,12 +155,19 @@ async def huge_frames(target: Target, seconds: float) -> Counter[str]:
             return f"closed {closed.rcvd.code if closed.rcvd else '-'}"
         except OSError as error:
             return type(error).__name__
+
     return await repeat(seconds, attempt, parallel=2)
 
 
 def passes_record(count: int) -> bytes:
-    return json.dumps({"format": "flyingchess/1", "rules": "classic", "players": ["red", "blue"],
-                       "actions": [{"roll": 1, "plane": None}] * count}).encode()
+    return json.dumps(
+        {
+            "format": "flyingchess/1",
+            "rules": "classic",
+            "players": ["red", "blue"],
+            "actions": [{"roll": 1, "plane": None}] * count,
+        }
+    ).encode()
 
 
 async def huge_records(target: Target, seconds: float) -> Counter[str]:
@@ -158,13 +180,17 @@ async def huge_records(target: Target, seconds: float) -> Counter[str]:
         nonlocal turn
         turn += 1
         if turn % 3 == 0:
-            status = await target.http(f"GET /api/games/{accepted}/replay HTTP/1.1\n"
-                                       f"Host: 127.0.0.1:{target.port}\nConnection: close\n")
+            status = await target.http(
+                f"GET /api/games/{accepted}/replay HTTP/1.1\nHost: 127.0.0.1:{target.port}\nConnection: close\n"
+            )
             return f"replay {status}"
         body = records[turn % 2]
         return await target.http(
             f"POST /api/records HTTP/1.1\nHost: 127.0.0.1:{target.port}\nContent-Type: application/json\n"
-            f"Content-Length: {len(body)}\nConnection: close\n", body)
+            f"Content-Length: {len(body)}\nConnection: close\n",
+            body,
+        )
+
     return await repeat(seconds, attempt, parallel=2)
 
 
@@ -175,7 +201,10 @@ async def room_flood(target: Target, seconds: float) -> Counter[str]:
     async def attempt() -> str:
         return await target.http(
             f"POST /api/games HTTP/1.1\nHost: 127.0.0.1:{target.port}\nContent-Type: application/json\n"
-            f"Content-Length: {len(body)}\nConnection: close\n", body)
+            f"Content-Length: {len(body)}\nConnection: close\n",
+            body,
+        )
+
     outcomes = await repeat(seconds, attempt, parallel=8)
     for path in ("/api/rooms", "/api/games"):
         status = await target.http(f"GET {path} HTTP/1.1\nHost: 127.0.0.1:{target.port}\nConnection: close\n")
@@ -211,10 +240,9 @@ async def seat_grab(target: Target, seconds: float) -> Counter[str]:
     deadline = time.monotonic() + seconds
     colours = COLOURS
     while time.monotonic() < deadline:
-        room = (await target.create({"players": list(colours),
-                                     "seats": {c: {"kind": "open"} for c in colours}}))["id"]
+        room = (await target.create({"players": list(colours), "seats": {c: {"kind": "open"} for c in colours}}))["id"]
 
-        async def grab(colour: str) -> str:
+        async def grab(colour: str, room: str = room) -> str:
             async with websockets.connect(f"{target.ws}/ws/{room}") as socket:
                 await socket.recv()
                 await socket.send(json.dumps({"type": "join", "colour": colour, "name": "grabber"}))
@@ -222,6 +250,7 @@ async def seat_grab(target: Target, seconds: float) -> Counter[str]:
                     message = json.loads(await socket.recv())
                     if message["type"] in ("joined", "error"):
                         return "joined" if message["type"] == "joined" else message["code"]
+
         for result in await asyncio.gather(*(grab(c) for c in colours)):
             outcomes[result] += 1
         await asyncio.sleep(1.0)
@@ -242,6 +271,7 @@ async def chat_flood(target: Target, seconds: float) -> Counter[str]:
                 async for raw in socket:
                     message = json.loads(raw)
                     outcomes[message.get("code", message["type"])] += 1
+
             reader = asyncio.create_task(read())
             while time.monotonic() < deadline:
                 try:
@@ -255,13 +285,20 @@ async def chat_flood(target: Target, seconds: float) -> Counter[str]:
 
 
 ATTACKS: dict[str, Attack] = {  # the room flood last: it spends the address's allowance of new games
-    "dns-rebinding": dns_rebinding, "cross-site-forms": cross_site_forms, "huge-bodies": huge_bodies,
-    "huge-frames": huge_frames, "huge-records": huge_records, "seat-grab": seat_grab,
-    "chat-flood": chat_flood, "idle-connections": idle_connections, "room-flood": room_flood,
+    "dns-rebinding": dns_rebinding,
+    "cross-site-forms": cross_site_forms,
+    "huge-bodies": huge_bodies,
+    "huge-frames": huge_frames,
+    "huge-records": huge_records,
+    "seat-grab": seat_grab,
+    "chat-flood": chat_flood,
+    "idle-connections": idle_connections,
+    "room-flood": room_flood,
 }
 
 
 # ---------------------------------------------------------------- the bystander
+
 
 class Bystander:
     """Plays both seats of its own game (games made up front: the attacker may exhaust
@@ -279,8 +316,11 @@ class Bystander:
                 game = json.loads(await socket.recv())["game"]
                 await socket.send(json.dumps({"type": "hello", "token": created["host_token"]}))
                 while self.running and game["phase"] != "over":
-                    request = ({"type": "roll"} if game["phase"] == "roll"
-                               else {"type": "move", "plane": game["moves"][0]["plane"]})
+                    request = (
+                        {"type": "roll"}
+                        if game["phase"] == "roll"
+                        else {"type": "move", "plane": game["moves"][0]["plane"]}
+                    )
                     began = time.perf_counter()
                     await socket.send(json.dumps(request))
                     while True:
@@ -312,6 +352,7 @@ async def measure(target: Target, pid: int, names: list[str], seconds: float) ->
             while True:
                 peak = max(peak, process.memory_info().rss / 2**20)
                 await asyncio.sleep(0.1)
+
         sampler = asyncio.create_task(sample())
         outcomes = await ATTACKS[name](target, seconds)
         sampler.cancel()
@@ -322,10 +363,17 @@ async def measure(target: Target, pid: int, names: list[str], seconds: float) ->
             raise SystemExit(f"{name}: the bystander measured no round trip")
         if sum(outcomes.values()) == 0:
             raise SystemExit(f"{name}: the attack made no attempt")
-        rows.append({"attack": name, "attempts": sum(outcomes.values()), "outcomes": dict(outcomes),
-                     "bystander_moves": len(timings), "p50_ms": round(statistics.median(timings), 1),
-                     "p99_ms": round(timings[min(len(timings) - 1, int(0.99 * len(timings)))], 1),
-                     "server_mb_peak": round(peak, 1)})
+        rows.append(
+            {
+                "attack": name,
+                "attempts": sum(outcomes.values()),
+                "outcomes": dict(outcomes),
+                "bystander_moves": len(timings),
+                "p50_ms": round(statistics.median(timings), 1),
+                "p99_ms": round(timings[min(len(timings) - 1, int(0.99 * len(timings)))], 1),
+                "server_mb_peak": round(peak, 1),
+            }
+        )
         await asyncio.sleep(1.0)
     bystander.running = False
     await playing
@@ -340,10 +388,13 @@ def main() -> None:
     args = parser.parse_args()
     if args.seconds <= 0:
         parser.error("--seconds must be positive")
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder, open(Path(folder) / "log", "w") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "flyingchess", "serve", "--host", "127.0.0.1", "--port", "0",
-             "--data", folder], stdout=subprocess.PIPE, stderr=open(Path(folder) / "log", "w"), text=True)
+            [sys.executable, "-m", "flyingchess", "serve", "--host", "127.0.0.1", "--port", "0", "--data", folder],
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+        )
         try:
             assert process.stdout is not None
             url = process.stdout.readline().split("running at ")[1].split()[0].rstrip("/")
@@ -359,8 +410,10 @@ def main() -> None:
     print(f"{'attack':18} {'attempts':>8} {'moves':>6} {'p50 ms':>7} {'p99 ms':>7} {'peak MB':>8}  outcomes")
     for row in rows:
         outcomes = ", ".join(f"{k}: {v}" for k, v in sorted(row["outcomes"].items(), key=lambda kv: -kv[1])[:4])
-        print(f"{row['attack']:18} {row['attempts']:>8} {row['bystander_moves']:>6} {row['p50_ms']:>7} "
-              f"{row['p99_ms']:>7} {row['server_mb_peak']:>8}  {outcomes}")
+        print(
+            f"{row['attack']:18} {row['attempts']:>8} {row['bystander_moves']:>6} {row['p50_ms']:>7} "
+            f"{row['p99_ms']:>7} {row['server_mb_peak']:>8}  {outcomes}"
+        )
     print(f"server log: {log_bytes} bytes")
 
 

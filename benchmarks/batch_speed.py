@@ -19,10 +19,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from flyingchess import Rules  # noqa: E402
-from flyingchess.envs.batch import play_random_games  # noqa: E402
+from flyingchess import Rules
+from flyingchess.envs.batch import play_random_games
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -41,10 +41,12 @@ def main(argv: list[str] | None = None) -> None:
     summary = play_random_games(rules, args.players, args.games, rng, batch=args.batch)
     elapsed, cpu = time.perf_counter() - started, time.process_time() - started_cpu
     rate = args.games / cpu
-    print(f"{args.games} {args.players}-player {args.rules} random games: {cpu:.2f} s of CPU "
-          f"({elapsed:.2f} s wall), {rate:,.0f} games per CPU second "
-          f"({args.games / elapsed:,.0f} per wall second); batch {args.batch}, "
-          f"{summary.rolls.mean():.1f} rolls a game")
+    print(
+        f"{args.games} {args.players}-player {args.rules} random games: {cpu:.2f} s of CPU "
+        f"({elapsed:.2f} s wall), {rate:,.0f} games per CPU second "
+        f"({args.games / elapsed:,.0f} per wall second); batch {args.batch}, "
+        f"{summary.rolls.mean():.1f} rolls a game"
+    )
     if args.json:
         print(json.dumps({"games_per_second": round(rate), "batch": args.batch, "games": args.games}))
 

@@ -15,14 +15,14 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from flyingchess import PRESETS, Rules, legal_moves, new_game  # noqa: E402
-from flyingchess.bots import bot_names, make_bot  # noqa: E402
-from flyingchess.game import apply_unchecked  # noqa: E402
+from flyingchess import PRESETS, Rules, legal_moves, new_game
+from flyingchess.bots import bot_names, make_bot
+from flyingchess.game import apply_unchecked
 
 
 def decision_times(name: str, games: int, seed: int) -> tuple[list[float], list[float]]:
@@ -58,8 +58,10 @@ def decision_times(name: str, games: int, seed: int) -> tuple[list[float], list[
 def summary(times: Sequence[float]) -> str:
     ms = sorted(t * 1000 for t in times)
     cuts = statistics.quantiles(ms, n=100)
-    return (f"n={len(ms):6}  median {statistics.median(ms):6.2f}  p90 {cuts[89]:6.2f}  "
-            f"p99 {cuts[98]:6.2f}  max {ms[-1]:7.2f}")
+    return (
+        f"n={len(ms):6}  median {statistics.median(ms):6.2f}  p90 {cuts[89]:6.2f}  "
+        f"p99 {cuts[98]:6.2f}  max {ms[-1]:7.2f}"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> None:

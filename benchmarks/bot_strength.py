@@ -14,18 +14,19 @@ import argparse
 import random
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from flyingchess import PRESETS, Rules  # noqa: E402
-from flyingchess.bots import Bot, make_bot  # noqa: E402
-from flyingchess.sim import play_bots, wilson_interval  # noqa: E402
+from flyingchess import PRESETS, Rules
+from flyingchess.bots import Bot, make_bot
+from flyingchess.sim import play_bots, wilson_interval
 
 
-def win_count(rules: Rules, players: int, candidate: Callable[[int], Bot],
-              opponent: Callable[[int], Bot], games: int, seed: int) -> int:
+def win_count(
+    rules: Rules, players: int, candidate: Callable[[int], Bot], opponent: Callable[[int], Bot], games: int, seed: int
+) -> int:
     """Games won by the candidate; game i seats it at i % players with dice seed seed + i // players."""
     wins = 0
     for index in range(games):
@@ -46,16 +47,27 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=20_000)
     args = parser.parse_args(argv)
     presets = list(PRESETS) if args.preset == "all" else [args.preset]
-    print(f"{args.bot} vs {args.players - 1} x {args.opponent}, {args.games} games per row, "
-          f"seats rotated, seed {args.seed} (parity {1 / args.players:.1%})")
+    print(
+        f"{args.bot} vs {args.players - 1} x {args.opponent}, {args.games} games per row, "
+        f"seats rotated, seed {args.seed} (parity {1 / args.players:.1%})"
+    )
     for preset in presets:
         started = time.perf_counter()
-        wins = win_count(Rules.preset(preset), args.players, lambda s: make_bot(args.bot, s),
-                         lambda s: make_bot(args.opponent, s), args.games, args.seed)
+        wins = win_count(
+            Rules.preset(preset),
+            args.players,
+            lambda s: make_bot(args.bot, s),
+            lambda s: make_bot(args.opponent, s),
+            args.games,
+            args.seed,
+        )
         low, high = wilson_interval(wins, args.games)
-        print(f"  {preset:12} {args.players}p  win rate {wins / args.games:6.1%}  "
-              f"95% interval [{low:.1%}, {high:.1%}]  ({wins}/{args.games}, "
-              f"{time.perf_counter() - started:.0f} s)", flush=True)
+        print(
+            f"  {preset:12} {args.players}p  win rate {wins / args.games:6.1%}  "
+            f"95% interval [{low:.1%}, {high:.1%}]  ({wins}/{args.games}, "
+            f"{time.perf_counter() - started:.0f} s)",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -49,14 +49,23 @@ def fingerprint(positions: int, seed: int) -> dict[str, Any]:
             state, events = roll(state, rng.randint(1, 6))
             moves = legal_moves(state)
             if len(moves) > 1:
-                choices.append([rules.describe(), canonical_state(state), state.roll,
-                                {name: bot.choose(state) for name, bot in bots.items()}])
+                choices.append(
+                    [
+                        rules.describe(),
+                        canonical_state(state),
+                        state.roll,
+                        {name: bot.choose(state) for name, bot in bots.items()},
+                    ]
+                )
             plane = rng.choice(moves) if moves else None
             state, more = apply(state, plane)
-            states.append(json.dumps([canonical_state(state), [e.to_json() for e in events + more]],
-                                     sort_keys=True))
-    return {"seed": seed, "bots": names, "choices": choices,
-            "states_sha256": hashlib.sha256("\n".join(states).encode()).hexdigest()}
+            states.append(json.dumps([canonical_state(state), [e.to_json() for e in events + more]], sort_keys=True))
+    return {
+        "seed": seed,
+        "bots": names,
+        "choices": choices,
+        "states_sha256": hashlib.sha256("\n".join(states).encode()).hexdigest(),
+    }
 
 
 def main() -> int:

@@ -51,11 +51,21 @@ class Stats:
         self.finished = 0
 
 
-async def player(url: str, game_id: str, colour: str, stats: Stats, deadline: float,
-                 ready: asyncio.Event, pace: float, address: str, host_token: str | None) -> None:
+async def player(
+    url: str,
+    game_id: str,
+    colour: str,
+    stats: Stats,
+    deadline: float,
+    ready: asyncio.Event,
+    pace: float,
+    address: str,
+    host_token: str | None,
+) -> None:
     """One client: the host (red, with `host_token`) or a guest who joins `colour`."""
-    async with websockets.connect(url.replace("http", "ws", 1) + f"/ws/{game_id}", max_size=2**20,
-                                  additional_headers={"X-Forwarded-For": address}) as socket:
+    async with websockets.connect(
+        url.replace("http", "ws", 1) + f"/ws/{game_id}", max_size=2**20, additional_headers={"X-Forwarded-For": address}
+    ) as socket:
         await socket.recv()  # the snapshot
         if host_token:
             await socket.send(json.dumps({"type": "hello", "token": host_token}))
@@ -69,7 +79,7 @@ async def player(url: str, game_id: str, colour: str, stats: Stats, deadline: fl
         while time.monotonic() < deadline:
             try:
                 raw = await asyncio.wait_for(socket.recv(), timeout=max(0.1, deadline - time.monotonic()))
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 break
             stats.received += 1
             message = json.loads(raw)
@@ -81,8 +91,7 @@ async def player(url: str, game_id: str, colour: str, stats: Stats, deadline: fl
                 continue
             game = message["game"]
             if not game["started"]:
-                if host_token and not start_sent and all(
-                        seat["kind"] != "open" for seat in game["seats"].values()):
+                if host_token and not start_sent and all(seat["kind"] != "open" for seat in game["seats"].values()):
                     start_sent = True  # everyone is in: the host starts the game
                     await socket.send(json.dumps({"type": "start"}))
                 continue
@@ -102,8 +111,11 @@ async def player(url: str, game_id: str, colour: str, stats: Stats, deadline: fl
                 break
             mine = game["seats"][colour]["kind"] in ("player", "human")
             if game["state"]["turn"] == colour and waiting_since is None and mine:
-                request = {"type": "roll"} if game["phase"] == "roll" else \
-                    {"type": "move", "plane": game["moves"][0]["plane"]}
+                request = (
+                    {"type": "roll"}
+                    if game["phase"] == "roll"
+                    else {"type": "move", "plane": game["moves"][0]["plane"]}
+                )
                 if pace:  # think like a bot at the app's speed setting, not in lockstep
                     await asyncio.sleep(pace * random.uniform(0.5, 1.5))
                 waiting_since = time.monotonic()
@@ -135,8 +147,11 @@ async def run(url: str, rooms: int, seconds: float, pid: int, pace: float) -> di
     seats = {"red": {"kind": "human"}, **{c: {"kind": "open"} for c in COLOURS[1:]}}
     for n in range(rooms):
         body = json.dumps({"players": list(COLOURS), "seats": seats}).encode()
-        request = urllib.request.Request(f"{url}/api/games", data=body, headers={
-            "Content-Type": "application/json", "X-Forwarded-For": client_address(n, 0)})
+        request = urllib.request.Request(
+            f"{url}/api/games",
+            data=body,
+            headers={"Content-Type": "application/json", "X-Forwarded-For": client_address(n, 0)},
+        )
         with urllib.request.urlopen(request, timeout=10) as response:
             created = json.loads(response.read())
             games.append((created["id"], created["host_token"]))
@@ -144,9 +159,23 @@ async def run(url: str, rooms: int, seconds: float, pid: int, pace: float) -> di
     ready = asyncio.Event()
     began = time.monotonic()
     deadline = began + seconds
-    tasks = [asyncio.create_task(player(url, game_id, colour, stats, deadline, ready, pace,
-                                        client_address(n, seat), host_token if seat == 0 else None))
-             for n, (game_id, host_token) in enumerate(games) for seat, colour in enumerate(COLOURS)]
+    tasks = [
+        asyncio.create_task(
+            player(
+                url,
+                game_id,
+                colour,
+                stats,
+                deadline,
+                ready,
+                pace,
+                client_address(n, seat),
+                host_token if seat == 0 else None,
+            )
+        )
+        for n, (game_id, host_token) in enumerate(games)
+        for seat, colour in enumerate(COLOURS)
+    ]
     await asyncio.sleep(min(10.0, seconds / 4))  # let every client connect and join
     connected_memory = server_memory_mb(pid)
     cpu_before = server_cpu_seconds(pid)
@@ -162,14 +191,24 @@ async def run(url: str, rooms: int, seconds: float, pid: int, pace: float) -> di
         return round(latencies[min(len(latencies) - 1, int(q * len(latencies)))], 2) if latencies else 0.0
 
     return {
-        "rooms": rooms, "clients": rooms * 4, "pace_seconds": pace, "seconds": round(elapsed, 1),
-        "requests": stats.sent, "messages_received": stats.received,
-        "messages_per_second": round(stats.received / elapsed), "games_finished": stats.finished // 4,
-        "latency_ms_p50": pct(0.5), "latency_ms_p95": pct(0.95), "latency_ms_p99": pct(0.99),
+        "rooms": rooms,
+        "clients": rooms * 4,
+        "pace_seconds": pace,
+        "seconds": round(elapsed, 1),
+        "requests": stats.sent,
+        "messages_received": stats.received,
+        "messages_per_second": round(stats.received / elapsed),
+        "games_finished": stats.finished // 4,
+        "latency_ms_p50": pct(0.5),
+        "latency_ms_p95": pct(0.95),
+        "latency_ms_p99": pct(0.99),
         "latency_ms_mean": round(statistics.fmean(latencies), 2) if latencies else 0.0,
         "latency_samples": len(latencies),
-        "lost_updates": stats.lost, "duplicated_updates": stats.duplicated, "errors": stats.errors,
-        "client_failures": len(failures), "server_memory_mb_connected": round(connected_memory, 1),
+        "lost_updates": stats.lost,
+        "duplicated_updates": stats.duplicated,
+        "errors": stats.errors,
+        "client_failures": len(failures),
+        "server_memory_mb_connected": round(connected_memory, 1),
         "server_memory_mb_end": round(server_memory_mb(pid), 1),
         "server_cpu_share": round(cpu / elapsed, 2),
         "server_cpu_ms_per_request": round(1000 * cpu / max(1, stats.sent), 3),
@@ -180,15 +219,30 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rooms", type=int, default=500)
     parser.add_argument("--seconds", type=float, default=60.0)
-    parser.add_argument("--pace", type=float, default=0.0,
-                        help="seconds a client waits before each roll or move (0: at once)")
+    parser.add_argument(
+        "--pace", type=float, default=0.0, help="seconds a client waits before each roll or move (0: at once)"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         process = subprocess.Popen(
-            [sys.executable, "-m", "flyingchess", "serve", "--host", "127.0.0.1", "--port", "0", "--data", folder,
-             "--trusted-proxy", "127.0.0.1"],
-            stdout=subprocess.PIPE, text=True)
+            [
+                sys.executable,
+                "-m",
+                "flyingchess",
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--data",
+                folder,
+                "--trusted-proxy",
+                "127.0.0.1",
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         try:
             assert process.stdout is not None
             line = process.stdout.readline()

@@ -36,16 +36,18 @@ import numpy as np
 
 from flyingchess import PRESETS, Rules
 from flyingchess.bots.learned import FEATURE_NAMES, FEATURES, win_chance
-from flyingchess.envs.training import batch_actions, batch_afterstates, batch_features, batch_winner
 from flyingchess.envs.batch import PASS, BatchGame, heuristic_actions, random_actions
+from flyingchess.envs.training import batch_actions, batch_afterstates, batch_features, batch_winner
 
 CONFIGS = [("classic", 2), ("classic", 2), ("classic", 3), ("classic", 4)] + [
-    (preset, players) for preset in PRESETS if preset != "classic" for players in (2, 3, 4)]
+    (preset, players) for preset in PRESETS if preset != "classic" for players in (2, 3, 4)
+]
 WEIGHTS_MODULE = Path(__file__).resolve().parent.parent / "src/flyingchess/bots/learned_weights.py"
 
 
-def train_round(game: BatchGame, weights: np.ndarray, steps: int, alpha: float, epsilon: float,
-                rng: np.random.Generator) -> int:
+def train_round(
+    game: BatchGame, weights: np.ndarray, steps: int, alpha: float, epsilon: float, rng: np.random.Generator
+) -> int:
     """`steps` rolls of self-play in every game of `game`, learning as it goes; returns the
     number of games finished."""
     batch, count = game.batch, len(game.players)
@@ -78,7 +80,7 @@ def train_round(game: BatchGame, weights: np.ndarray, steps: int, alpha: float, 
         if len(ended):
             outcome = (winner[ended, None] == np.arange(count)).astype(np.float64)
             last = previous[ended]
-            delta_end = (outcome - win_chance(weights, last.reshape(-1, FEATURES)).reshape(len(ended), count))
+            delta_end = outcome - win_chance(weights, last.reshape(-1, FEATURES)).reshape(len(ended), count)
             delta_end *= has_previous[ended]
             gradient += np.einsum("gp,gpf->f", delta_end, last)
             updates += int(has_previous[ended].sum())
@@ -89,8 +91,9 @@ def train_round(game: BatchGame, weights: np.ndarray, steps: int, alpha: float, 
     return finished
 
 
-def play_against(rules: Rules, players: int, weights: np.ndarray, opponent: str, games: int,
-                 rng: np.random.Generator) -> float:
+def play_against(
+    rules: Rules, players: int, weights: np.ndarray, opponent: str, games: int, rng: np.random.Generator
+) -> float:
     """The learned policy's win rate in seat s of game i (s = i mod players) against
     `opponent` ("random" or "heuristic") in every other seat, in one batch."""
     game = BatchGame(rules, players, games)
@@ -109,7 +112,7 @@ def play_against(rules: Rules, players: int, weights: np.ndarray, opponent: str,
 
 def write_weights(weights: np.ndarray) -> None:
     text = WEIGHTS_MODULE.read_text()
-    head = text[:text.index("LEARNED_WEIGHTS")]
+    head = text[: text.index("LEARNED_WEIGHTS")]
     lines = "".join(f"    {value:.4f},  # {name}\n" for name, value in zip(FEATURE_NAMES, weights))
     WEIGHTS_MODULE.write_text(f"{head}LEARNED_WEIGHTS: Final[tuple[float, ...]] = (\n{lines})\n")
 
@@ -138,8 +141,11 @@ def main() -> None:
         alpha = arguments.alpha * (1 - 0.9 * round_ / arguments.rounds)  # linear decay to a tenth
         finished += train_round(games[key], weights, arguments.steps, alpha, arguments.epsilon, rng)
         if (round_ + 1) % 10 == 0:
-            print(f"round {round_ + 1}: {finished} games, {time.perf_counter() - start:.0f} s, "
-                  f"weights {np.round(weights, 2).tolist()}", flush=True)
+            print(
+                f"round {round_ + 1}: {finished} games, {time.perf_counter() - start:.0f} s, "
+                f"weights {np.round(weights, 2).tolist()}",
+                flush=True,
+            )
     classic = Rules.preset("classic")
     for opponent in ("random", "heuristic"):
         rate = play_against(classic, 2, weights, opponent, arguments.eval_games, rng)

@@ -28,39 +28,57 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from bot_strength import win_count  # noqa: E402
-
-from flyingchess import Rules  # noqa: E402
-from flyingchess.bots import make_bot  # noqa: E402
-from flyingchess.bots.evaluation import Evaluator  # noqa: E402
-from flyingchess.bots.greedy import GreedyBot  # noqa: E402
-from flyingchess.bots.weights import TUNED_WEIGHTS  # noqa: E402
+from bot_strength import win_count
+from flyingchess import Rules
+from flyingchess.bots import make_bot
+from flyingchess.bots.evaluation import Evaluator
+from flyingchess.bots.greedy import GreedyBot
+from flyingchess.bots.weights import TUNED_WEIGHTS
 
 SETTINGS = (("classic", 2), ("classic", 4), ("traditional", 2), ("house", 4))
 
 STEPS: Mapping[str, float] = {
-    "linear": 0.05, "takeoff": 1.0, "lane": 1.0, "centre": 1.0, "danger": 0.3, "late_danger": 0.2,
-    "opponents": 0.2, "leader": 0.25, "one_active": 2.0, "two_active": 1.0, "stacked": 0.5,
+    "linear": 0.05,
+    "takeoff": 1.0,
+    "lane": 1.0,
+    "centre": 1.0,
+    "danger": 0.3,
+    "late_danger": 0.2,
+    "opponents": 0.2,
+    "leader": 0.25,
+    "one_active": 2.0,
+    "two_active": 1.0,
+    "stacked": 0.5,
     "three_sixes": 0.5,
 }
 """The first step of each weight (`rolls` is the unit and stays 1)."""
 
-BOUNDS: Mapping[str, tuple[float, float]] = {"late_danger": (0.0, 1.0), "leader": (0.0, 1.0),
-                                             "danger": (0.0, 5.0), "opponents": (0.0, 3.0)}
+BOUNDS: Mapping[str, tuple[float, float]] = {
+    "late_danger": (0.0, 1.0),
+    "leader": (0.0, 1.0),
+    "danger": (0.0, 5.0),
+    "opponents": (0.0, 3.0),
+}
 
 
 def score(weights: Mapping[str, float], games: int, seed: int) -> float:
     evaluator = Evaluator(weights)
     rates = []
     for preset, players in SETTINGS:
-        wins = win_count(Rules.preset(preset), players, lambda _: GreedyBot(evaluator=evaluator),
-                         lambda s: make_bot("heuristic", s), games, seed)
+        wins = win_count(
+            Rules.preset(preset),
+            players,
+            lambda _: GreedyBot(evaluator=evaluator),
+            lambda s: make_bot("heuristic", s),
+            games,
+            seed,
+        )
         rates.append(wins / games)
     return sum(rates) / len(rates)
 
@@ -86,8 +104,11 @@ def main() -> None:
                 candidate = {**weights, name: candidate_value}
                 result = score(candidate, args.games, args.seed)
                 kept = result > best
-                print(f"sweep {sweep} {name:12} {candidate_value:8.3f}: {result:.4f}"
-                      f"{'  kept' if kept else ''}  ({time.perf_counter() - started:.0f} s)", flush=True)
+                print(
+                    f"sweep {sweep} {name:12} {candidate_value:8.3f}: {result:.4f}"
+                    f"{'  kept' if kept else ''}  ({time.perf_counter() - started:.0f} s)",
+                    flush=True,
+                )
                 if kept:
                     weights, best = candidate, result
                     break

@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from servers import Server  # noqa: E402
+from servers import Server
 
 WEB = Path(__file__).resolve().parent.parent / "src" / "flyingchess" / "web"
 
@@ -35,16 +35,18 @@ def percentile(values: list[float], fraction: float) -> float:
 
 def round_trips(server: Server, moves: int) -> list[float]:
     """Milliseconds from sending a roll or move to receiving its update, two humans."""
-    created = server.api("/api/games", {"players": ["red", "blue"],
-                                        "seats": {"red": {"kind": "human"}, "blue": {"kind": "human"}}})
+    created = server.api(
+        "/api/games", {"players": ["red", "blue"], "seats": {"red": {"kind": "human"}, "blue": {"kind": "human"}}}
+    )
     timings: list[float] = []
     with server.socket(created["id"]) as socket:
         game = json.loads(socket.recv(timeout=10))["game"]
         while len(timings) < moves:
             if game["phase"] == "over":
                 break
-            message = ({"type": "roll"} if game["phase"] == "roll"
-                       else {"type": "move", "plane": game["moves"][0]["plane"]})
+            message = (
+                {"type": "roll"} if game["phase"] == "roll" else {"type": "move", "plane": game["moves"][0]["plane"]}
+            )
             began = time.perf_counter()
             socket.send(json.dumps(message))
             reply = json.loads(socket.recv(timeout=10))
@@ -67,12 +69,14 @@ def bots_game_seconds(server: Server) -> tuple[float, int]:
 
 
 def browser_bots_game_seconds(server: Server) -> float:
+    import shutil
+
     from playwright.sync_api import sync_playwright
 
-    import shutil
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=shutil.which("chromium"),
-                                             args=["--no-sandbox", "--disable-gpu"])
+        browser = playwright.chromium.launch(
+            executable_path=shutil.which("chromium"), args=["--no-sandbox", "--disable-gpu"]
+        )
         page = browser.new_page()
         page.goto(server.url)
         bots = {colour: {"kind": "bot", "bot": "heuristic"} for colour in ("red", "yellow", "blue", "green")}

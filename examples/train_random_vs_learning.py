@@ -23,8 +23,8 @@ import numpy as np
 
 from flyingchess import Rules
 from flyingchess.bots.learned import FEATURE_NAMES, FEATURES, win_chance
-from flyingchess.envs.training import batch_actions, batch_afterstates, batch_features, batch_winner
 from flyingchess.envs.batch import PASS, BatchGame, random_actions
+from flyingchess.envs.training import batch_actions, batch_afterstates, batch_features, batch_winner
 
 LEARNER = 0
 
@@ -41,8 +41,7 @@ def win_rate(weights: np.ndarray, games: int, rng: np.random.Generator) -> float
     return float((game.winner == LEARNER).mean())
 
 
-def train(weights: np.ndarray, games: int, steps: int, alpha: float, epsilon: float,
-          rng: np.random.Generator) -> None:
+def train(weights: np.ndarray, games: int, steps: int, alpha: float, epsilon: float, rng: np.random.Generator) -> None:
     game = BatchGame(Rules.preset("classic"), 2, games)
     previous = np.zeros((games, FEATURES))
     has_previous = np.zeros(games, np.bool_)
@@ -57,8 +56,9 @@ def train(weights: np.ndarray, games: int, steps: int, alpha: float, epsilon: fl
         game.step_unchecked(rolls, np.where(learner, mine, random_actions(mask, rng)))
         done = batch_winner(game) >= 0
         # the target of the learner's previous afterstate: the result, or its new afterstate
-        target = np.where(done, batch_winner(game) == LEARNER,
-                          win_chance(weights, batch_features(game, np.full(games, LEARNER))))
+        target = np.where(
+            done, batch_winner(game) == LEARNER, win_chance(weights, batch_features(game, np.full(games, LEARNER)))
+        )
         learn = has_previous & (learner | done)
         delta = (target - win_chance(weights, previous)) * learn
         weights += alpha * (delta @ previous) / max(int(learn.sum()), 1)

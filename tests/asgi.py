@@ -18,8 +18,9 @@ class LocalClient(TestClient):
         super().__init__(app, base_url=kwargs.pop("base_url", LOCAL), **kwargs)
 
     def websocket_connect(self, url: str, subprotocols: Any = None, **kwargs: Any) -> WebSocketTestSession:
-        return super().websocket_connect(urljoin(self.base_url.copy_with(scheme="ws").__str__(), url),
-                                         subprotocols, **kwargs)
+        return super().websocket_connect(
+            urljoin(self.base_url.copy_with(scheme="ws").__str__(), url), subprotocols, **kwargs
+        )
 
 
 def expect(socket: Any, kind: str) -> dict[str, Any]:

@@ -6,17 +6,42 @@ from __future__ import annotations
 from typing import Any
 
 from flyingchess.events import (
-    Bounced, Captured, Event, Flew, GameOver, Jumped, Launched, Passed, PlayerFinished, Stepped,
+    Bounced,
+    Captured,
+    Event,
+    Flew,
+    GameOver,
+    Jumped,
+    Launched,
+    Passed,
+    PlayerFinished,
+    Stepped,
     ThreeSixes,
 )
 from flyingchess.game import play
 from flyingchess.record import Record
 
 FEATURES = (
-    "launch", "jump", "flight", "bounce", "capture", "capture-flight-line", "capture-mid-move",
-    "capture-stack", "jump-then-flight", "flight-then-jump", "stack-moves", "pass",
-    "pass-on-six", "three-sixes-last-moved", "three-sixes-moved-by-sixes", "three-sixes-all",
-    "player-finished-ranking", "game-over-first", "game-over-ranking", "exact-finish",
+    "launch",
+    "jump",
+    "flight",
+    "bounce",
+    "capture",
+    "capture-flight-line",
+    "capture-mid-move",
+    "capture-stack",
+    "jump-then-flight",
+    "flight-then-jump",
+    "stack-moves",
+    "pass",
+    "pass-on-six",
+    "three-sixes-last-moved",
+    "three-sixes-moved-by-sixes",
+    "three-sixes-all",
+    "player-finished-ranking",
+    "game-over-first",
+    "game-over-ranking",
+    "exact-finish",
 )
 
 
@@ -28,11 +53,11 @@ def features_of_move(events: list[Event], record: Record) -> set[str]:
             found.add("launch")
         if isinstance(event, Jumped):
             found.add("jump")
-            if Flew in kinds[position + 1:]:
+            if Flew in kinds[position + 1 :]:
                 found.add("jump-then-flight")
         if isinstance(event, Flew):
             found.add("flight")
-            if Jumped in kinds[position + 1:]:
+            if Jumped in kinds[position + 1 :]:
                 found.add("flight-then-jump")
         if isinstance(event, Bounced):
             found.add("bounce")
@@ -40,7 +65,7 @@ def features_of_move(events: list[Event], record: Record) -> set[str]:
             found.add("capture" if event.cause == "landing" else "capture-flight-line")
             if len(event.planes) > 1:
                 found.add("capture-stack")
-            if event.cause == "landing" and any(k in (Jumped, Flew) for k in kinds[position + 1:]):
+            if event.cause == "landing" and any(k in (Jumped, Flew) for k in kinds[position + 1 :]):
                 found.add("capture-mid-move")
         if isinstance(event, Stepped) and len(event.planes) > 1:
             found.add("stack-moves")

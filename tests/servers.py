@@ -8,30 +8,37 @@ import signal
 import subprocess
 import sys
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from websockets.sync.client import connect
 
 
 class Server:
-    def __init__(self, data: Path, network: bool = False, options: Sequence[str] = (),
-                 open_files: int | None = None) -> None:
+    def __init__(
+        self, data: Path, network: bool = False, options: Sequence[str] = (), open_files: int | None = None
+    ) -> None:
         """`network`: `flyingchess serve` on loopback (pages need tokens), else `play`.
         `open_files`: a hard limit of open files for the server process."""
-        command = (["serve", "--host", "127.0.0.1", "--port", "0"] if network
-                   else ["play", "--no-browser"])
+        command = ["serve", "--host", "127.0.0.1", "--port", "0"] if network else ["play", "--no-browser"]
 
         def limit_files() -> None:
             if open_files is not None:
                 import resource
+
                 resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
+
         data.mkdir(parents=True, exist_ok=True)
         self.log_path = data / "server.log"  # a file, so a chatty server can never block on a full pipe
         with open(self.log_path, "w") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "flyingchess", *command, *options, "--data", str(data)],
-                stdout=subprocess.PIPE, stderr=log, text=True, preexec_fn=limit_files)
+                stdout=subprocess.PIPE,
+                stderr=log,
+                text=True,
+                preexec_fn=limit_files,
+            )
         assert self.process.stdout is not None
         line = self.process.stdout.readline()
         assert "running at http://127.0.0.1:" in line, line + self.log()
@@ -47,8 +54,9 @@ class Server:
 
     def api(self, path: str, body: Any = None, headers: dict[str, str] | None = None) -> Any:
         data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.url + path, data=data,
-                                         headers={"Content-Type": "application/json", **(headers or {})})
+        request = urllib.request.Request(
+            self.url + path, data=data, headers={"Content-Type": "application/json", **(headers or {})}
+        )
         with urllib.request.urlopen(request, timeout=10) as response:
             return json.loads(response.read())
 

@@ -11,6 +11,7 @@ from flyingchess import Rules
 from flyingchess.board import COLOURS
 from flyingchess.rules import OPTIONS, OptionSpec
 
+
 def option_strategy(spec: OptionSpec) -> st.SearchStrategy[Any]:
     """Any value of one option, from the option schema (a new option is fuzzed at once)."""
     if spec.kind == "set":

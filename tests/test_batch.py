@@ -23,11 +23,15 @@ from flyingchess.game import DEFAULT_PLAYERS, apply, carried_planes
 from flyingchess.rules import PRESETS
 
 pytest.importorskip("numpy")
-from flyingchess.envs.batch import (  # noqa: E402
-    PASS, BatchGame, heuristic_actions, play_random_games, random_actions,
+from flyingchess.envs.batch import (
+    PASS,
+    BatchGame,
+    heuristic_actions,
+    play_random_games,
+    random_actions,
 )
 
-from strategies import players_strategy, rules_strategy  # noqa: E402
+from strategies import players_strategy, rules_strategy
 
 MAX_STEPS = 5_000
 """Far beyond any real game of a small batch (a 4-player random game takes ~300 rolls)."""
@@ -36,8 +40,7 @@ MAX_STEPS = 5_000
 def state_key(state: State) -> tuple[Any, ...]:
     """What must agree: the canonical state, whose turn it is, and the three-sixes memory
     (as sets: the engine keeps move order and repeats, the batch keeps bitmasks)."""
-    return (canonical_state(state), state.turn, state.sixes, frozenset(state.last_moved),
-            frozenset(state.six_moved))
+    return (canonical_state(state), state.turn, state.sixes, frozenset(state.last_moved), frozenset(state.six_moved))
 
 
 def roll_dice(rng: np.random.Generator, batch: int, sixes: float) -> np.ndarray:
@@ -46,8 +49,7 @@ def roll_dice(rng: np.random.Generator, batch: int, sixes: float) -> np.ndarray:
     return np.where(rng.random(batch) < sixes, 6, dice)
 
 
-def check_masks(game: BatchGame, rolled: State, index: int, moves_mask: np.ndarray,
-                action_mask: np.ndarray) -> None:
+def check_masks(game: BatchGame, rolled: State, index: int, moves_mask: np.ndarray, action_mask: np.ndarray) -> None:
     moves = legal_moves(rolled)
     assert tuple(np.flatnonzero(moves_mask[index])) == moves
     nameable = sorted({plane for move in moves for plane in carried_planes(rolled, move)})
@@ -55,8 +57,15 @@ def check_masks(game: BatchGame, rolled: State, index: int, moves_mask: np.ndarr
     assert bool(action_mask[index, PASS]) == (not moves)
 
 
-def play_lockstep(rules: Rules, players: tuple[str, ...], batch: int, seed: int, policy: str,
-                  sixes: float = 0.0, compact_at: int | None = None) -> Counter[str]:
+def play_lockstep(
+    rules: Rules,
+    players: tuple[str, ...],
+    batch: int,
+    seed: int,
+    policy: str,
+    sixes: float = 0.0,
+    compact_at: int | None = None,
+) -> Counter[str]:
     """Play `batch` games to the end in the batch simulator and the engine, comparing
     everything after every roll; returns the engine's events by type. `compact_at`: a step
     at which half the games are dropped (`keep`), to check the others stay exact."""
@@ -92,8 +101,9 @@ def play_lockstep(rules: Rules, players: tuple[str, ...], batch: int, seed: int,
                     assert (PASS if choice is None else choice) == actions[i], (rolled.describe(), dice[i])
                 states[i], happened = apply(rolled, None if actions[i] == PASS else int(actions[i]))
                 events.update(type(event).__name__ for event in happened)
-                events.update("stack moved" for event in happened
-                              if type(event).__name__ == "Stepped" and len(event.planes) > 1)
+                events.update(
+                    "stack moved" for event in happened if type(event).__name__ == "Stepped" and len(event.planes) > 1
+                )
             assert state_key(game.to_state(i)) == state_key(states[i]), (i, step)
     else:
         pytest.fail("games did not end")
@@ -105,23 +115,22 @@ def play_lockstep(rules: Rules, players: tuple[str, ...], batch: int, seed: int,
 
 @settings(max_examples=40, deadline=None)
 @given(rules_strategy, players_strategy(), st.integers(0, 2**32 - 1), st.sampled_from([0.0, 0.4]))
-def test_random_games_match_the_engine(rules: Rules, players: tuple[str, ...], seed: int,
-                                       sixes: float) -> None:
+def test_random_games_match_the_engine(rules: Rules, players: tuple[str, ...], seed: int, sixes: float) -> None:
     play_lockstep(rules, players, 5, seed, "random", sixes)
 
 
 @settings(max_examples=25, deadline=None)
 @given(rules_strategy, players_strategy(), st.integers(0, 2**32 - 1), st.sampled_from([0.0, 0.4]))
-def test_heuristic_games_match_the_engine_and_its_bot(rules: Rules, players: tuple[str, ...],
-                                                      seed: int, sixes: float) -> None:
+def test_heuristic_games_match_the_engine_and_its_bot(
+    rules: Rules, players: tuple[str, ...], seed: int, sixes: float
+) -> None:
     play_lockstep(rules, players, 4, seed, "heuristic", sixes)
 
 
 @pytest.mark.parametrize("preset", list(PRESETS))
 @pytest.mark.parametrize("count", [2, 3, 4])
 def test_presets_match_the_engine(preset: str, count: int) -> None:
-    play_lockstep(Rules.preset(preset), DEFAULT_PLAYERS[count], 6, count, "random", 0.2,
-                  compact_at=40)
+    play_lockstep(Rules.preset(preset), DEFAULT_PLAYERS[count], 6, count, "random", 0.2, compact_at=40)
 
 
 @pytest.mark.parametrize("three_sixes", ["last-moved", "moved-by-sixes", "all"])
@@ -129,8 +138,7 @@ def test_rare_events_are_exercised(three_sixes: str) -> None:
     """The lockstep games really meet the events they are meant to check."""
     rules = Rules.preset("house", three_sixes=three_sixes, finish="bounce", chain="jump-fly-jump")
     events = play_lockstep(rules, DEFAULT_PLAYERS[4], 6, 7, "random", 0.4)
-    for name in ("ThreeSixes", "Captured", "Flew", "Jumped", "Bounced", "stack moved",
-                 "PlayerFinished"):
+    for name in ("ThreeSixes", "Captured", "Flew", "Jumped", "Bounced", "stack moved", "PlayerFinished"):
         assert events[name] > 0, name
 
 

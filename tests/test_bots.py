@@ -81,16 +81,30 @@ def test_heuristic_judges_by_what_the_move_really_does() -> None:
 def test_a_bot_whose_extra_is_missing_is_listed_and_refused_clearly(tmp_path: Path) -> None:
     import random
 
-    from asgi import LocalClient
-
     from flyingchess.bots import BOTS, BotInfo, BotUnavailable, bot_listing, make_bot, register
     from flyingchess.server.app import create_app
     from flyingchess.server.store import Store
-    register(BotInfo("needs-extra", 1, "a test bot", lambda seed: make_bot("random", seed),
-                     needs=("no_such_module_for_flyingchess",), extra="rl"))
+
+    from asgi import LocalClient
+
+    register(
+        BotInfo(
+            "needs-extra",
+            1,
+            "a test bot",
+            lambda seed: make_bot("random", seed),
+            needs=("no_such_module_for_flyingchess",),
+            extra="rl",
+        )
+    )
     try:
-        assert bot_listing("needs-extra") == {"name": "needs-extra", "level": 1, "description": "a test bot",
-                                              "available": False, "extra": "rl"}
+        assert bot_listing("needs-extra") == {
+            "name": "needs-extra",
+            "level": 1,
+            "description": "a test bot",
+            "available": False,
+            "extra": "rl",
+        }
         with pytest.raises(BotUnavailable, match=r"pip install 'flyingchess\[rl\]'"):
             make_bot("needs-extra")
         with LocalClient(create_app(Store(tmp_path / "games.sqlite3"), dice=lambda: random.Random(1))) as client:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -20,8 +21,15 @@ from servers import Server
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 SHOTS = Path(__file__).resolve().parent.parent / "screenshots"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def _chromium_path() -> str | None:
@@ -41,8 +49,9 @@ def browser() -> Iterator[Any]:
         except Exception as error:  # no system Chromium and no Playwright download
             if os.environ.get("FLYINGCHESS_REQUIRE_BROWSER"):
                 raise
-            pytest.skip(f"no Chromium to drive ({error.__class__.__name__}); "
-                        "install Debian's chromium to run the browser tests")
+            pytest.skip(
+                f"no Chromium to drive ({error.__class__.__name__}); install Debian's chromium to run the browser tests"
+            )
         yield launched
         launched.close()
 
@@ -61,8 +70,7 @@ class Page:
         self.context = browser.new_context(viewport={"width": width, "height": height})
         self.page = self.context.new_page()
         self.errors: list[str] = []
-        self.page.on("console", lambda message: message.type == "error" and self.errors.append(
-            message.text))
+        self.page.on("console", lambda message: message.type == "error" and self.errors.append(message.text))
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
         self.page.set_default_timeout(15_000)
         self.page.goto(url)
@@ -114,7 +122,9 @@ def human_step(tab: Page) -> str:
     die = tab.testid("die")
     tab.wait_for(
         "['ready', 'move', 'over'].includes(document.querySelector('[data-testid=die]').dataset.state)"
-        " && document.body.dataset.animating !== 'true'", timeout=30_000)
+        " && document.body.dataset.animating !== 'true'",
+        timeout=30_000,
+    )
     state = die.get_attribute("data-state")
     if state == "ready":
         die.click()
@@ -153,8 +163,7 @@ def test_play_a_whole_game_against_bots_with_a_reload(browser: Any, server: Serv
 
 def test_bots_only_game_finishes_and_can_be_replayed(browser: Any, server: Server) -> None:
     tab = Page(browser, server.url)
-    set_up_game(tab, {"red": "bot:heuristic", "yellow": "bot:random", "blue": "bot:heuristic",
-                      "green": "bot:random"})
+    set_up_game(tab, {"red": "bot:heuristic", "yellow": "bot:random", "blue": "bot:heuristic", "green": "bot:random"})
     tab.testid("end-screen").wait_for(timeout=120_000)
     ranking = tab.testid("ranking").inner_text()
     assert ranking.strip()
@@ -181,8 +190,7 @@ def test_languages_switch_and_are_remembered(browser: Any, server: Server) -> No
     english = tab.testid("new-game").inner_text()
     for language in ("zh", "vi"):
         tab.testid("lang-select").select_option(language)
-        tab.wait_for(
-            "text => document.querySelector('[data-testid=new-game]').innerText !== text", arg=english)
+        tab.wait_for("text => document.querySelector('[data-testid=new-game]').innerText !== text", arg=english)
         translated = tab.testid("new-game").inner_text()
         tab.page.reload()
         tab.page.wait_for_selector("body[data-screen=home]")
@@ -200,7 +208,8 @@ def test_keyboard_plays_and_phone_layout(browser: Any, server: Server) -> None:
     for _ in range(12):
         tab.wait_for(
             "['ready', 'move'].includes(document.querySelector('[data-testid=die]').dataset.state)"
-            " && document.body.dataset.animating !== 'true'")
+            " && document.body.dataset.animating !== 'true'"
+        )
         before = tab.page.evaluate(log_length)
         if die.get_attribute("data-state") == "ready":
             tab.page.keyboard.press("Space")
@@ -218,12 +227,12 @@ def test_keyboard_plays_and_phone_layout(browser: Any, server: Server) -> None:
 RECORDS = Path(__file__).resolve().parent / "records"
 
 
-def test_load_a_record_to_watch_or_continue_and_refuse_a_bad_one(browser: Any, server: Server,
-                                                                 tmp_path: Path) -> None:
+def test_load_a_record_to_watch_or_continue_and_refuse_a_bad_one(browser: Any, server: Server, tmp_path: Path) -> None:
     tab = Page(browser, server.url)
     tab.page.wait_for_selector("body[data-screen=home]")
     # an unfinished game: the first 60 actions of a golden game
     import json
+
     data = json.loads((RECORDS / "traditional-4p.json").read_text())
     data["actions"] = data["actions"][:60]
     partial = tmp_path / "partial.json"
@@ -232,8 +241,7 @@ def test_load_a_record_to_watch_or_continue_and_refuse_a_bad_one(browser: Any, s
     tab.testid("loaded-watch").click()
     tab.page.wait_for_selector("body[data-screen=replay]")
     # the viewer fetches the game's steps after it opens
-    tab.wait_for("document.querySelector('[data-testid=replay-position]').innerText.replace(/ /g, '')"
-                 ".endsWith('/60')")
+    tab.wait_for("document.querySelector('[data-testid=replay-position]').innerText.replace(/ /g, '').endsWith('/60')")
     tab.testid("continue").click()
     tab.page.wait_for_selector("body[data-screen=game]")
     tab.idle()
@@ -282,8 +290,7 @@ def test_two_devices_share_a_room_with_invite_join_chat_and_reload(browser: Any,
         guest.testid("join-seat-blue").click()
         guest.testid("join-submit").click()
         guest.page.wait_for_selector("body[data-screen=game]")
-        host.wait_for(
-            "document.querySelector('[data-testid=player-blue]')?.dataset.connected === 'true'")
+        host.wait_for("document.querySelector('[data-testid=player-blue]')?.dataset.connected === 'true'")
         assert '<b onclick="x()">Ann</b>' in host.testid("player-blue").inner_text()
         # the host gathered the players: now the game starts
         assert host.testid("die").get_attribute("data-state") == "waiting"
@@ -299,7 +306,8 @@ def test_two_devices_share_a_room_with_invite_join_chat_and_reload(browser: Any,
                 turn, state, busy = tab.page.evaluate(
                     "[document.querySelector('[data-testid=turn]').dataset.colour,"
                     " document.querySelector('[data-testid=die]').dataset.state,"
-                    " document.body.dataset.animating === 'true']")
+                    " document.body.dataset.animating === 'true']"
+                )
                 if turn == mine and state == "ready" and not busy:
                     tab.testid("die").click()
                 elif turn == mine and state == "move":
@@ -311,7 +319,8 @@ def test_two_devices_share_a_room_with_invite_join_chat_and_reload(browser: Any,
         guest.testid("chat-input").fill("<i>good luck</i>")
         guest.testid("chat-send").click()
         host.wait_for(
-            "[...document.querySelectorAll('[data-testid=chat-message]')].some(m => m.innerText.includes('<i>good luck</i>'))")
+            "[...document.querySelectorAll('[data-testid=chat-message]')].some(m => m.innerText.includes('<i>good luck</i>'))"
+        )
         guest.page.reload()
         guest.page.wait_for_selector("body[data-screen=game]")
         guest.wait_for("document.querySelector('[data-testid=role]')?.dataset.role === 'player'")

@@ -15,8 +15,9 @@ from flyingchess import Rules
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "flyingchess", *args], input=stdin,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "flyingchess", *args], input=stdin, capture_output=True, text=True, timeout=120
+    )
 
 
 def record(**fields: Any) -> str:
@@ -33,9 +34,15 @@ def assert_one_line_error(result: subprocess.CompletedProcess[str], prefix: str)
     assert "Traceback" not in result.stderr
 
 
-INITIAL = {"players": ["red", "blue"], "turn": "red", "sixes": 0,
-           "planes": {"red": [-1] * 4, "blue": [-1] * 4}, "ranking": [], "winner": None,
-           "over": False}
+INITIAL = {
+    "players": ["red", "blue"],
+    "turn": "red",
+    "sixes": 0,
+    "planes": {"red": [-1] * 4, "blue": [-1] * 4},
+    "ranking": [],
+    "winner": None,
+    "over": False,
+}
 
 
 def test_replay_with_no_actions_prints_the_initial_state_and_trace_prints_nothing() -> None:
@@ -54,23 +61,26 @@ def test_replay_example_of_record_md() -> None:
     assert [s["sixes"] for s in states] == [1, 0, 0]
 
 
-@pytest.mark.parametrize("text, words", [
-    ("not json", "not valid JSON"),
-    ("[1, 2]", "object"),
-    (record(format="flyingchess/2"), "format"),
-    (json.dumps({"players": ["red", "blue"], "actions": []}), "format"),
-    (record(rules="classical"), "classical"),
-    (record(rules={"preset": "classic", "chains": "none"}), "chains"),
-    (record(rules={"preset": "classic", "chain": "twice"}), "twice"),
-    (record(rules={"preset": "classic", "launch": []}), "launch"),
-    (record(rules={"preset": "classic", "launch": [0, 6]}), "launch"),
-    (record(rules={"finish": "exact"}), "missing"),
-    (record(players=["red"]), "players"),
-    (record(players=["red", "yellow", "green", "blue"]), "clockwise"),
-    (record(players=["red", "purple"]), "purple"),
-    (record(players=["red", "red"]), "twice"),
-    (record(actions={"roll": 6}), "actions"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("not json", "not valid JSON"),
+        ("[1, 2]", "object"),
+        (record(format="flyingchess/2"), "format"),
+        (json.dumps({"players": ["red", "blue"], "actions": []}), "format"),
+        (record(rules="classical"), "classical"),
+        (record(rules={"preset": "classic", "chains": "none"}), "chains"),
+        (record(rules={"preset": "classic", "chain": "twice"}), "twice"),
+        (record(rules={"preset": "classic", "launch": []}), "launch"),
+        (record(rules={"preset": "classic", "launch": [0, 6]}), "launch"),
+        (record(rules={"finish": "exact"}), "missing"),
+        (record(players=["red"]), "players"),
+        (record(players=["red", "yellow", "green", "blue"]), "clockwise"),
+        (record(players=["red", "purple"]), "purple"),
+        (record(players=["red", "red"]), "twice"),
+        (record(actions={"roll": 6}), "actions"),
+    ],
+)
 def test_malformed_records_are_one_line_errors_with_nothing_on_stdout(text: str, words: str) -> None:
     for args in (("replay", "-"), ("replay", "--trace", "-")):
         result = run(*args, stdin=text)
@@ -79,19 +89,22 @@ def test_malformed_records_are_one_line_errors_with_nothing_on_stdout(text: str,
         assert result.stdout == ""
 
 
-@pytest.mark.parametrize("action, words", [
-    ({"roll": 7, "plane": None}, "roll 7"),
-    ({"roll": 6.0, "plane": 0}, "roll 6.0"),
-    ({"roll": True, "plane": 0}, "roll true"),
-    ({"roll": 6, "plane": 4}, "plane 4"),
-    ({"roll": 6, "plane": True}, "plane true"),
-    ({"roll": 6, "plane": "0"}, "plane \"0\""),
-    ({"roll": 6}, "plane"),
-    ({"plane": None}, "roll"),
-    ([6, 0], "object"),
-    ({"roll": 6, "plane": None}, "cannot pass"),
-    ({"roll": 3, "plane": 1}, "hangar"),
-])
+@pytest.mark.parametrize(
+    "action, words",
+    [
+        ({"roll": 7, "plane": None}, "roll 7"),
+        ({"roll": 6.0, "plane": 0}, "roll 6.0"),
+        ({"roll": True, "plane": 0}, "roll true"),
+        ({"roll": 6, "plane": 4}, "plane 4"),
+        ({"roll": 6, "plane": True}, "plane true"),
+        ({"roll": 6, "plane": "0"}, 'plane "0"'),
+        ({"roll": 6}, "plane"),
+        ({"plane": None}, "roll"),
+        ([6, 0], "object"),
+        ({"roll": 6, "plane": None}, "cannot pass"),
+        ({"roll": 3, "plane": 1}, "hangar"),
+    ],
+)
 def test_an_illegal_action_names_its_index(action: Any, words: str) -> None:
     good = [{"roll": 6, "plane": 0}, {"roll": 2, "plane": 0}]
     # red launches and moves 0 -> 2, which jumps to 6; then blue (all in the hangar) rolls 1
@@ -115,8 +128,13 @@ def test_missing_file_is_a_record_error(tmp_path: Path) -> None:
 def test_choose_heuristic_prefers_a_capture() -> None:
     # red plane 0 at 3 (ring cell 2); blue plane at 43 is ring cell (26 + 42) % 52 = 16.
     # a 1 from red's 3 reaches 4, nothing; launching needs 6. Build it through a record:
-    actions = [{"roll": 6, "plane": 0}, {"roll": 3, "plane": 0}, {"roll": 6, "plane": 0},
-               {"roll": 6, "plane": 0}, {"roll": 5, "plane": 0}]
+    actions = [
+        {"roll": 6, "plane": 0},
+        {"roll": 3, "plane": 0},
+        {"roll": 6, "plane": 0},
+        {"roll": 6, "plane": 0},
+        {"roll": 5, "plane": 0},
+    ]
     # red 0 -> 3; blue launches (6, extra), moves 6 -> to 6 which jumps to 10, then 5 -> 15.
     text = record(actions=actions)
     state = json.loads(run("replay", "-", stdin=text).stdout)
@@ -130,12 +148,15 @@ def test_choose_heuristic_prefers_a_capture() -> None:
     assert run("choose", "--bot", "heuristic", "--roll", "5", "-", stdin=record()).stdout.strip() == "pass"
 
 
-@pytest.mark.parametrize("args, prefix", [
-    (("--bot", "heuristic", "--roll", "0"), "roll"),
-    (("--bot", "heuristic", "--roll", "7"), "roll"),
-    (("--bot", "heuristic", "--roll", "six"), "roll"),
-    (("--bot", "grandmaster", "--roll", "3"), "unknown bot"),
-])
+@pytest.mark.parametrize(
+    "args, prefix",
+    [
+        (("--bot", "heuristic", "--roll", "0"), "roll"),
+        (("--bot", "heuristic", "--roll", "7"), "roll"),
+        (("--bot", "heuristic", "--roll", "six"), "roll"),
+        (("--bot", "grandmaster", "--roll", "3"), "unknown bot"),
+    ],
+)
 def test_choose_rejects_bad_arguments(args: tuple[str, ...], prefix: str) -> None:
     result = run("choose", *args, "-", stdin=record())
     assert_one_line_error(result, prefix)
@@ -153,8 +174,7 @@ def test_choose_rejects_a_record_that_does_not_replay_or_is_over() -> None:
 def test_choose_random_is_reproducible_with_a_seed() -> None:
     text = record(actions=[{"roll": 6, "plane": 0}, {"roll": 6, "plane": 1}])
     # red launched two planes with two sixes; a 3 moves either of them
-    picks = {run("choose", "--bot", "random", "--seed", "5", "--roll", "3", "-", stdin=text).stdout
-             for _ in range(3)}
+    picks = {run("choose", "--bot", "random", "--seed", "5", "--roll", "3", "-", stdin=text).stdout for _ in range(3)}
     assert len(picks) == 1 and picks.pop().strip() in {"0", "1"}
     # a third six forbids any move (classic: three_sixes last-moved)
     third = run("choose", "--bot", "random", "--seed", "5", "--roll", "6", "-", stdin=text)
@@ -231,10 +251,16 @@ raise SystemExit(main(sys.argv[2:]))
 """
 
 
-def run_guarded(*args: str, missing: tuple[str, ...] = (), stdin: str | None = None
-                ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", GUARDED, ",".join(missing), *args], input=stdin,
-                          capture_output=True, text=True, timeout=120)
+def run_guarded(
+    *args: str, missing: tuple[str, ...] = (), stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", GUARDED, ",".join(missing), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def assert_refused(result: subprocess.CompletedProcess[str], prefix: str) -> None:
@@ -268,13 +294,16 @@ def test_demo_save_is_checked_before_the_game_is_played(tmp_path: Path) -> None:
     assert kept.read_text() == "an earlier game\n"
 
 
-@pytest.mark.parametrize("args, prefix", [
-    (("--bots", "random,random,random,random,random"), "--bots: "),
-    (("--bots", "heuristic,"), "--bots: "),
-    (("--bots", ","), "--bots: "),
-    (("--players", "junk"), "--players: "),
-    (("--players", "red,,blue"), "--players: "),
-])
+@pytest.mark.parametrize(
+    "args, prefix",
+    [
+        (("--bots", "random,random,random,random,random"), "--bots: "),
+        (("--bots", "heuristic,"), "--bots: "),
+        (("--bots", ","), "--bots: "),
+        (("--players", "junk"), "--players: "),
+        (("--players", "red,,blue"), "--players: "),
+    ],
+)
 def test_demo_errors_name_the_option(args: tuple[str, ...], prefix: str) -> None:
     assert_refused(run("demo", *args), prefix)
 
@@ -285,10 +314,13 @@ def test_tournament_refuses_fewer_than_one_game_a_pair(games: str) -> None:
     assert_refused(result, "--games must be at least 1")
 
 
-@pytest.mark.parametrize("bots, twice", [
-    ("heuristic,heuristic", "heuristic"),
-    ("random,heuristic, random", "random"),
-])
+@pytest.mark.parametrize(
+    "bots, twice",
+    [
+        ("heuristic,heuristic", "heuristic"),
+        ("random,heuristic, random", "random"),
+    ],
+)
 def test_tournament_refuses_a_bot_named_twice(bots: str, twice: str) -> None:
     result = run_guarded("tournament", "--bots", bots)
     assert_refused(result, "--bots: ")
@@ -300,8 +332,9 @@ def test_tournament_refuses_an_empty_bot_list() -> None:
     assert_refused(run_guarded("tournament", "--bots", ""), "--bots: ")
 
 
-@pytest.mark.parametrize("command", [["simulate", "--bots", "random,random"],
-                                     ["tournament", "--bots", "random,heuristic"]])
+@pytest.mark.parametrize(
+    "command", [["simulate", "--bots", "random,random"], ["tournament", "--bots", "random,heuristic"]]
+)
 @pytest.mark.parametrize("jobs", ["0", "-1"])
 def test_jobs_must_be_at_least_one(command: list[str], jobs: str) -> None:
     result = run_guarded(*command, "--jobs", jobs)
@@ -320,8 +353,7 @@ def test_simulate_without_jobs_uses_every_core() -> None:
 def test_tournament_refuses_a_negative_bootstrap_and_allows_none() -> None:
     result = run_guarded("tournament", "--bots", "random,heuristic", "--bootstrap", "-1")
     assert_refused(result, "--bootstrap must be at least 0")
-    none = run("tournament", "--bots", "random,heuristic", "--games", "4", "--bootstrap", "0",
-               "--jobs", "1", "--json")
+    none = run("tournament", "--bots", "random,heuristic", "--games", "4", "--bootstrap", "0", "--jobs", "1", "--json")
     assert none.returncode == 0, none.stderr
     for entry in json.loads(none.stdout)["ratings"]:
         assert entry["ci95"] == [entry["rating"], entry["rating"]]
@@ -340,12 +372,15 @@ def test_simulate_plot_is_checked_before_the_games(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("command", [
-    ["demo", "--bots", "learned,random"],
-    ["simulate", "--bots", "learned,random"],
-    ["tournament", "--bots", "random,learned"],
-    ["choose", "--bot", "learned", "--roll", "6", "-"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["demo", "--bots", "learned,random"],
+        ["simulate", "--bots", "learned,random"],
+        ["tournament", "--bots", "random,learned"],
+        ["choose", "--bot", "learned", "--roll", "6", "-"],
+    ],
+)
 def test_a_bot_whose_extra_is_missing_names_the_extra(command: list[str]) -> None:
     result = run_guarded(*command, missing=("numpy",), stdin=record())
     assert_refused(result, "bot 'learned' needs NumPy: pip install 'flyingchess[rl]'")
@@ -358,6 +393,5 @@ def test_without_numpy_the_learned_bot_is_listed_with_its_extra_and_others_still
     assert all(entry["available"] for entry in listing if entry["name"] != "learned")
     assert "flyingchess[rl]" in run_guarded("bots", missing=("numpy",)).stdout
     assert_refused(run_guarded("demo", "--bots", "learner", missing=("numpy",)), "unknown bot 'learner'")
-    played = run_guarded("choose", "--bot", "heuristic", "--roll", "6", "-", missing=("numpy",),
-                         stdin=record())
+    played = run_guarded("choose", "--bot", "heuristic", "--roll", "6", "-", missing=("numpy",), stdin=record())
     assert played.returncode == 0 and played.stdout.strip() == "0"

@@ -5,6 +5,7 @@ simulator) reads these, so they are checked at the source."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 
 from flyingchess import Rules
@@ -12,7 +13,6 @@ from flyingchess.board import CENTRE, HANGAR
 from flyingchess.compiled import FACES, compile_game
 from flyingchess.rules import PRESETS
 
-import pytest
 from oracle import OracleGame
 from strategies import players_strategy, rules_strategy
 
@@ -25,8 +25,9 @@ def oracle_rules(rules: Rules) -> dict[str, object]:
     return options
 
 
-def oracle_captures(rules: Rules, players: tuple[str, ...], turn: int, start: int,
-                    face: int) -> set[tuple[int, int]] | None:
+def oracle_captures(
+    rules: Rules, players: tuple[str, ...], turn: int, start: int, face: int
+) -> set[tuple[int, int]] | None:
     """(victim, victim's progress) for every place a plane of each opponent could stand
     and be sent home by the move; None when the oracle says the plane cannot move."""
     found: set[tuple[int, int]] = set()
@@ -34,7 +35,7 @@ def oracle_captures(rules: Rules, players: tuple[str, ...], turn: int, start: in
     for first in range(0, len(PLACES), 4):
         game = OracleGame(oracle_rules(rules), list(players))
         game.turn_index = turn
-        places = (PLACES[first:first + 4] + [HANGAR] * 4)[:4]
+        places = (PLACES[first : first + 4] + [HANGAR] * 4)[:4]
         for other in players:
             game.planes[other] = list(places)
         game.planes[colour] = [start, HANGAR, HANGAR, HANGAR]
@@ -60,8 +61,7 @@ def check_captures(rules: Rules, players: tuple[str, ...]) -> None:
 
 
 @pytest.mark.parametrize("preset", list(PRESETS))
-@pytest.mark.parametrize("players", [("red", "blue"), ("yellow", "blue", "green"),
-                                     ("red", "yellow", "blue", "green")])
+@pytest.mark.parametrize("players", [("red", "blue"), ("yellow", "blue", "green"), ("red", "yellow", "blue", "green")])
 def test_captures_of_every_move_agree_with_the_oracle(preset: str, players: tuple[str, ...]) -> None:
     check_captures(Rules.preset(preset), players)
 
@@ -73,8 +73,7 @@ def test_captures_agree_with_the_oracle_under_any_options(rules: Rules, players:
     check_captures(rules, players)
 
 
-@pytest.mark.parametrize("players", [("red", "blue"), ("red", "yellow", "blue"),
-                                     ("red", "yellow", "blue", "green")])
+@pytest.mark.parametrize("players", [("red", "blue"), ("red", "yellow", "blue"), ("red", "yellow", "blue", "green")])
 def test_who_rolls_next_agrees_with_the_oracle(players: tuple[str, ...]) -> None:
     compiled = compile_game(Rules.preset("classic"), players)
     for finished in range(1 << len(players)):

@@ -54,8 +54,8 @@ def test_a_whole_pettingzoo_game_with_random_legal_actions() -> None:
     env.reset(seed=3)
     rng = np.random.default_rng(0)
     steps = 0
-    for agent in env.agent_iter():
-        observation, reward, terminated, truncated, _ = env.last()
+    for _agent in env.agent_iter():
+        observation, _reward, terminated, truncated, _ = env.last()
         if terminated or truncated:
             env.step(None)
             continue

@@ -21,8 +21,9 @@ GOLDEN = sorted(RECORDS.glob("*.json"))
 
 
 def flyingchess(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "flyingchess", *args], input=stdin,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "flyingchess", *args], input=stdin, capture_output=True, text=True, timeout=60
+    )
 
 
 def test_there_are_golden_records() -> None:

@@ -9,20 +9,21 @@ import json
 import random
 import sqlite3
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
-
-from asgi import JSON, LocalClient, error, expect, hello, latest
 
 from flyingchess.server.app import create_app
 from flyingchess.server.guard import HostPolicy, host_name
 from flyingchess.server.limits import Limits
 from flyingchess.server.run import ServeOptions, host_policy
 from flyingchess.server.store import Store
+
+from asgi import JSON, LocalClient, error, expect, hello, latest
 
 FAST = Limits.unlimited()
 OPEN_BLUE = {"players": ["red", "blue"], "seats": {"red": {"kind": "human"}, "blue": {"kind": "open"}}}
@@ -55,11 +56,13 @@ def passes(count: int) -> list[dict[str, Any]]:
 
 
 def record_text(actions: list[dict[str, Any]], **extra: Any) -> str:
-    return json.dumps({"format": "flyingchess/1", "rules": "classic", "players": ["red", "blue"],
-                       "actions": actions, **extra})
+    return json.dumps(
+        {"format": "flyingchess/1", "rules": "classic", "players": ["red", "blue"], "actions": actions, **extra}
+    )
 
 
 # ---------------------------------------------------------------- DNS rebinding
+
 
 def test_a_foreign_host_name_is_refused_everywhere(db: Path) -> None:
     """A page on evil.example that makes its name resolve to 127.0.0.1 sends Host
@@ -72,9 +75,11 @@ def test_a_foreign_host_name_is_refused_everywhere(db: Path) -> None:
         assert created["id"] not in listed.text
         assert client.delete(f"/api/games/{created['id']}", headers=evil).status_code == 400
         assert client.post("/api/games", json={"players": ["red", "blue"]}, headers=evil).status_code == 400
-        with pytest.raises(WebSocketDisconnect) as refused:
-            with client.websocket_connect(f"/ws/{created['id']}", headers=evil):
-                pass
+        with (
+            pytest.raises(WebSocketDisconnect) as refused,
+            client.websocket_connect(f"/ws/{created['id']}", headers=evil),
+        ):
+            pass
         assert refused.value.code == 1008
         assert stored_games(db) == 1 and client.get(f"/api/games/{created['id']}").status_code == 200
         # loopback names on any port are this machine's own
@@ -103,18 +108,22 @@ def test_a_network_server_answers_to_its_own_names_and_the_ones_it_was_given() -
 
 # ---------------------------------------------------------------- cross-site requests
 
-@pytest.mark.parametrize("headers, status, code", [
-    ({"origin": "http://evil.example", "content-type": "text/plain"}, 403, "bad-origin"),
-    ({"origin": "http://evil.example", "content-type": "application/json"}, 403, "bad-origin"),
-    ({"origin": "null", "content-type": "application/json"}, 403, "bad-origin"),
-    ({"sec-fetch-site": "cross-site", "content-type": "application/json"}, 403, "bad-origin"),
-    ({"origin": "http://localhost", "content-type": "text/plain"}, 415, "bad-content-type"),
-    ({"content-type": "application/x-www-form-urlencoded"}, 415, "bad-content-type"),
-    ({}, 415, "bad-content-type"),
-])
-def test_state_changing_requests_need_this_origin_and_json(client: TestClient, db: Path,
-                                                          headers: dict[str, str], status: int,
-                                                          code: str) -> None:
+
+@pytest.mark.parametrize(
+    "headers, status, code",
+    [
+        ({"origin": "http://evil.example", "content-type": "text/plain"}, 403, "bad-origin"),
+        ({"origin": "http://evil.example", "content-type": "application/json"}, 403, "bad-origin"),
+        ({"origin": "null", "content-type": "application/json"}, 403, "bad-origin"),
+        ({"sec-fetch-site": "cross-site", "content-type": "application/json"}, 403, "bad-origin"),
+        ({"origin": "http://localhost", "content-type": "text/plain"}, 415, "bad-content-type"),
+        ({"content-type": "application/x-www-form-urlencoded"}, 415, "bad-content-type"),
+        ({}, 415, "bad-content-type"),
+    ],
+)
+def test_state_changing_requests_need_this_origin_and_json(
+    client: TestClient, db: Path, headers: dict[str, str], status: int, code: str
+) -> None:
     body = json.dumps({"players": ["red", "blue"]})
     for path in ("/api/games", "/api/records"):
         response = client.post(path, content=body, headers=headers)
@@ -133,6 +142,7 @@ def test_delete_and_rematch_need_this_origin(client: TestClient, db: Path) -> No
 
 # ---------------------------------------------------------------- sizes
 
+
 def test_a_body_larger_than_allowed_is_refused_before_it_is_read(client: TestClient, db: Path) -> None:
     declared = client.post("/api/records", content=b"{}", headers={**JSON, "content-length": "300000000"})
     assert declared.status_code == 413 and declared.json()["error"]["code"] == "too-large"
@@ -140,17 +150,16 @@ def test_a_body_larger_than_allowed_is_refused_before_it_is_read(client: TestCli
     def stream() -> Iterator[bytes]:  # no Content-Length: the running cap stops it
         for _ in range(40):
             yield b" " * 100_000
+
     streamed = client.post("/api/records", content=stream(), headers=JSON)
     assert streamed.status_code == 413
     assert client.post("/api/games", content=b" " * 70_000 + b"{}", headers=JSON).status_code == 413
     assert stored_games(db) == 0
 
 
-def test_records_are_capped_in_actions_and_replays_come_a_page_at_a_time(client: TestClient,
-                                                                       db: Path) -> None:
+def test_records_are_capped_in_actions_and_replays_come_a_page_at_a_time(client: TestClient, db: Path) -> None:
     limits = Limits()
-    too_long = client.post("/api/records", content=record_text(passes(limits.record_actions + 1)),
-                           headers=JSON)
+    too_long = client.post("/api/records", content=record_text(passes(limits.record_actions + 1)), headers=JSON)
     assert too_long.status_code == 400 and str(limits.record_actions) in too_long.json()["error"]["message"]
     assert stored_games(db) == 0
     longest = client.post("/api/records", content=record_text(passes(limits.record_actions)), headers=JSON)
@@ -168,7 +177,8 @@ def test_records_are_capped_in_actions_and_replays_come_a_page_at_a_time(client:
 
 # ---------------------------------------------------------------- poisoned records
 
-@pytest.mark.parametrize("timer", ["[1]", "Infinity", "\"abc\"", "-5", "1e308", "601", "2.5", "true"])
+
+@pytest.mark.parametrize("timer", ["[1]", "Infinity", '"abc"', "-5", "1e308", "601", "2.5", "true"])
 def test_an_imported_record_is_checked_like_a_new_game(client: TestClient, db: Path, timer: str) -> None:
     text = record_text(passes(3))[:-1] + f', "timer": {timer}}}'
     response = client.post("/api/records", content=text, headers=JSON)
@@ -208,11 +218,14 @@ def test_a_damaged_game_answers_clearly_and_can_still_be_deleted(db: Path) -> No
 
 # ---------------------------------------------------------------- floods
 
+
 def test_new_games_are_rate_limited_per_client_address(db: Path) -> None:
     limits = Limits(create_burst=3, create_rate=0.001)
     app = app_over(db, limits=limits)
-    with LocalClient(app, client=("203.0.113.5", 5000)) as attacker, \
-            LocalClient(app, client=("203.0.113.9", 5000)) as bystander:
+    with (
+        LocalClient(app, client=("203.0.113.5", 5000)) as attacker,
+        LocalClient(app, client=("203.0.113.9", 5000)) as bystander,
+    ):
         for _ in range(3):
             assert attacker.post("/api/games", json={"players": ["red", "blue"]}).status_code == 200
         refused = attacker.post("/api/games", json={"players": ["red", "blue"]})
@@ -220,8 +233,9 @@ def test_new_games_are_rate_limited_per_client_address(db: Path) -> None:
         assert int(refused.headers["retry-after"]) >= 1
         assert attacker.post("/api/records", content=record_text([]), headers=JSON).status_code == 429
         created = bystander.post("/api/games", json={"players": ["red", "blue"]}).json()
-        rematch = bystander.post(f"/api/games/{created['id']}/rematch", json={},
-                                 headers={"x-host-token": created["host_token"]})
+        rematch = bystander.post(
+            f"/api/games/{created['id']}/rematch", json={}, headers={"x-host-token": created["host_token"]}
+        )
         assert rematch.status_code == 200
     assert stored_games(db) == 5
 
@@ -266,15 +280,28 @@ def test_a_network_server_lists_only_the_games_a_page_names(client: TestClient) 
 
 
 def test_one_address_cannot_take_every_open_seat(db: Path) -> None:
-    body = {"players": ["red", "yellow", "blue", "green"],
-            "seats": {"red": {"kind": "human"}, "yellow": {"kind": "open"}, "blue": {"kind": "open"},
-                      "green": {"kind": "open"}}}
+    body = {
+        "players": ["red", "yellow", "blue", "green"],
+        "seats": {
+            "red": {"kind": "human"},
+            "yellow": {"kind": "open"},
+            "blue": {"kind": "open"},
+            "green": {"kind": "open"},
+        },
+    }
     app = app_over(db, limits=Limits(join_burst=2, join_rate=0.001))
-    with LocalClient(app, client=("203.0.113.5", 1)) as attacker, LocalClient(app, client=("198.51.100.2", 1)) as friend:
+    with (
+        LocalClient(app, client=("203.0.113.5", 1)) as attacker,
+        LocalClient(app, client=("198.51.100.2", 1)) as friend,
+    ):
         game_id = attacker.post("/api/games", json=body).json()["id"]
         url = f"/ws/{game_id}"
-        with attacker.websocket_connect(url) as a, attacker.websocket_connect(url) as b, \
-                attacker.websocket_connect(url) as c, friend.websocket_connect(url) as d:
+        with (
+            attacker.websocket_connect(url) as a,
+            attacker.websocket_connect(url) as b,
+            attacker.websocket_connect(url) as c,
+            friend.websocket_connect(url) as d,
+        ):
             for socket in (a, b, c, d):
                 expect(socket, "snapshot")
             a.send_json({"type": "join", "colour": "yellow", "name": "A"})
@@ -292,11 +319,15 @@ def test_one_address_cannot_take_every_open_seat(db: Path) -> None:
 
 # ---------------------------------------------------------------- seats and chat
 
+
 def test_a_removed_player_loses_chat_and_reactions_at_once(client: TestClient) -> None:
     created = client.post("/api/games", json=OPEN_BLUE).json()
     url = f"/ws/{created['id']}"
-    with client.websocket_connect(url) as host, client.websocket_connect(url) as old, \
-            client.websocket_connect(url) as new:
+    with (
+        client.websocket_connect(url) as host,
+        client.websocket_connect(url) as old,
+        client.websocket_connect(url) as new,
+    ):
         for socket in (host, old, new):
             expect(socket, "snapshot")
         hello(host, created["host_token"])
@@ -334,14 +365,18 @@ def test_chat_is_rate_limited_per_seat_and_only_the_last_lines_are_kept(db: Path
 
 # ---------------------------------------------------------------- a failing disk
 
+
 def test_a_failed_write_changes_nothing_in_memory_or_on_disk(db: Path) -> None:
     app = app_over(db)
     store: Store = app.state.store
     with LocalClient(app) as client:
         created = client.post("/api/games", json=OPEN_BLUE).json()
         url = f"/ws/{created['id']}"
-        with client.websocket_connect(url) as host, client.websocket_connect(url) as guest, \
-                client.websocket_connect(url) as other:
+        with (
+            client.websocket_connect(url) as host,
+            client.websocket_connect(url) as guest,
+            client.websocket_connect(url) as other,
+        ):
             for socket in (host, guest, other):
                 expect(socket, "snapshot")
             hello(host, created["host_token"])
@@ -382,6 +417,7 @@ def test_a_failed_roll_is_never_seen_and_the_game_stays_where_it_was(db: Path) -
 
 # ---------------------------------------------------------------- what every answer carries
 
+
 def test_every_answer_carries_the_security_headers(client: TestClient) -> None:
     for path in ("/", "/api/meta", "/static/app.js", "/api/games/nope"):
         headers = client.get(path).headers
@@ -394,6 +430,7 @@ def test_every_answer_carries_the_security_headers(client: TestClient) -> None:
 
 def test_the_die_comes_from_the_operating_system(db: Path) -> None:
     import random as stdlib_random
+
     app = create_app(Store(db), local=True)
     with LocalClient(app) as client:
         created = client.post("/api/games", json={"players": ["red", "blue"]}).json()
@@ -447,6 +484,7 @@ def test_pages_that_stop_reading_hold_up_nobody_and_are_hung_up_on(db: Path) -> 
             await asyncio.sleep(0)  # let the outboxes write
         await asyncio.sleep(0.05)
         return stuck, reader, room
+
     stuck, reader, room = asyncio.run(asyncio.wait_for(scenario(), 30))
     assert all(page.closed_with == 1013 for page in stuck)
     assert len(room.watchers) == 1  # only the page that reads is left
@@ -455,8 +493,8 @@ def test_pages_that_stop_reading_hold_up_nobody_and_are_hung_up_on(db: Path) -> 
 
 def test_a_public_url_is_what_invites_use_and_a_bad_one_is_refused(db: Path) -> None:
     from flyingchess.server.run import OptionError, parse_public_url
-    app = app_over(db, public_url="https://games.example.org",
-                   hosts=HostPolicy.of(["games.example.org"]))
+
+    app = app_over(db, public_url="https://games.example.org", hosts=HostPolicy.of(["games.example.org"]))
     with LocalClient(app, base_url="https://games.example.org") as client:
         assert client.get("/api/meta").json()["public_url"] == "https://games.example.org"
         assert client.get("/api/meta", headers={"host": "localhost"}).status_code == 400
@@ -469,9 +507,24 @@ def test_a_public_url_is_what_invites_use_and_a_bad_one_is_refused(db: Path) -> 
 def test_serve_refuses_a_bad_public_url_in_one_line(tmp_path: Path) -> None:
     import subprocess
     import sys
-    finished = subprocess.run([sys.executable, "-m", "flyingchess", "serve", "--port", "0", "--data",
-                               str(tmp_path), "--public-url", "ftp://x"], capture_output=True, text=True,
-                              timeout=60)
+
+    finished = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "flyingchess",
+            "serve",
+            "--port",
+            "0",
+            "--data",
+            str(tmp_path),
+            "--public-url",
+            "ftp://x",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert finished.returncode == 2 and len(finished.stderr.strip().splitlines()) == 1
     assert "--public-url" in finished.stderr and "Traceback" not in finished.stderr
 
@@ -502,13 +555,17 @@ def test_pages_watching_a_deleted_game_are_told_it_is_gone(client: TestClient, d
             page.receive_json()
         assert closed.value.code == 4404
     assert stored_games(db) == 0
-    assert client.delete(f"/api/games/{created['id']}", headers={"x-host-token": created["host_token"]}).status_code == 404
+    assert (
+        client.delete(f"/api/games/{created['id']}", headers={"x-host-token": created["host_token"]}).status_code == 404
+    )
 
 
 # ---------------------------------------------------------------- found by a hostile review
 
-@pytest.mark.parametrize("query", ["limit=%C2%B2", "offset=%C2%B2", "offset=" + "1" * 5000, "limit=0",
-                                   "limit=-1", "limit=1.5"])
+
+@pytest.mark.parametrize(
+    "query", ["limit=%C2%B2", "offset=%C2%B2", "offset=" + "1" * 5000, "limit=0", "limit=-1", "limit=1.5"]
+)
 def test_odd_query_numbers_are_refused_not_crashed_on(client: TestClient, query: str) -> None:
     for path in ("/api/games", "/api/rooms"):
         answer = client.get(f"{path}?{query}")
@@ -533,13 +590,15 @@ def test_a_bot_named_by_something_that_is_not_a_name_is_a_typed_error(client: Te
         assert latest(page)["seats"]["red"]["kind"] == "human"  # still connected, nothing changed
 
 
-@pytest.mark.parametrize("extra, words", [
-    ('"x": ' + "[" * 40 + "]" * 40, "levels deep"),
-    ('"x": NaN', "NaN is not a JSON number"),
-    ('"x": "' + "y" * 70_000 + '"', "longer than"),
-])
-def test_an_import_keeps_only_plain_modest_extra_fields(client: TestClient, db: Path, extra: str,
-                                                       words: str) -> None:
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        ('"x": ' + "[" * 40 + "]" * 40, "levels deep"),
+        ('"x": NaN', "NaN is not a JSON number"),
+        ('"x": "' + "y" * 70_000 + '"', "longer than"),
+    ],
+)
+def test_an_import_keeps_only_plain_modest_extra_fields(client: TestClient, db: Path, extra: str, words: str) -> None:
     text = record_text(passes(2))[:-1] + ", " + extra + "}"
     answer = client.post("/api/records", content=text, headers=JSON)
     assert answer.status_code == 400 and words in answer.json()["error"]["message"]
@@ -547,8 +606,7 @@ def test_an_import_keeps_only_plain_modest_extra_fields(client: TestClient, db: 
 
 
 def test_an_import_drops_the_fields_the_server_owns_and_keeps_the_others(client: TestClient) -> None:
-    text = record_text(passes(2), host_token="mine", speed="instant", started=False, pending_roll=6,
-                       note={"by": "Ann"})
+    text = record_text(passes(2), host_token="mine", speed="instant", started=False, pending_roll=6, note={"by": "Ann"})
     created = client.post("/api/records", content=text, headers=JSON).json()
     record = json.loads(client.get(f"/api/games/{created['id']}/record").text)
     assert record["note"] == {"by": "Ann"}
@@ -589,10 +647,12 @@ def test_the_snapshot_says_when_the_game_last_changed(client: TestClient, db: Pa
         assert game["updated"] == listed["updated"] != game["created"]
 
 
-def test_an_unexpected_fault_is_a_typed_500_with_the_usual_headers(client: TestClient,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unexpected_fault_is_a_typed_500_with_the_usual_headers(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("a bug")
+
     monkeypatch.setattr(client.app.state.store, "lobby", broken)  # type: ignore[attr-defined]
     answer = client.get("/api/rooms")
     assert answer.status_code == 500 and answer.json()["error"]["code"] == "internal-error"
@@ -607,9 +667,11 @@ def test_malformed_host_headers_are_refused(client: TestClient, host: str) -> No
 
 def test_a_cross_site_websocket_is_refused(client: TestClient) -> None:
     created = client.post("/api/games", json={"players": ["red", "blue"]}).json()
-    with pytest.raises(WebSocketDisconnect):
-        with client.websocket_connect(f"/ws/{created['id']}", headers={"sec-fetch-site": "cross-site"}):
-            pass
+    with (
+        pytest.raises(WebSocketDisconnect),
+        client.websocket_connect(f"/ws/{created['id']}", headers={"sec-fetch-site": "cross-site"}),
+    ):
+        pass
 
 
 def test_a_game_deleted_while_it_loads_is_not_kept(db: Path) -> None:
@@ -617,6 +679,7 @@ def test_a_game_deleted_while_it_loads_is_not_kept(db: Path) -> None:
 
     from flyingchess.server.protocol import ProtocolError
     from flyingchess.server.rooms import Rooms
+
     with LocalClient(app_over(db)) as client:
         created = client.post("/api/games", json={"players": ["red", "blue"]}).json()
 
@@ -628,12 +691,14 @@ def test_a_game_deleted_while_it_loads_is_not_kept(db: Path) -> None:
         with pytest.raises(ProtocolError):
             await loading
         return rooms
+
     rooms = asyncio.run(scenario())
     assert created["id"] not in rooms.rooms and stored_games(db) == 0
 
 
 def test_a_room_keeps_its_actions_a_byte_each() -> None:
     from flyingchess.server.rooms import ActionLog
+
     actions = [(6, 0), (3, None), (5, 3), (1, None), (6, 2)]
     log = ActionLog(actions)
     log.append(2, 1)

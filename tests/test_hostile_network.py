@@ -14,19 +14,20 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 import uvicorn
 from websockets.exceptions import ConnectionClosed
 
-from servers import Server
-
 from flyingchess.server.app import create_app
 from flyingchess.server.connections import ConnectionGuard, OncePerMinute, guarded_protocols
 from flyingchess.server.limits import Limits
 from flyingchess.server.store import Store
+
+from servers import Server
 
 pytestmark = pytest.mark.server
 
@@ -46,7 +47,7 @@ def raw_request(port: int, head: str, body: bytes = b"", wait: float = 10.0) -> 
         while True:
             try:
                 chunk = connection.recv(65536)
-            except (ConnectionResetError, socket.timeout):
+            except (TimeoutError, ConnectionResetError):
                 break
             if not chunk:
                 break
@@ -68,12 +69,20 @@ def test_host_names_on_a_real_server(network: Server) -> None:
 
 def test_a_declared_huge_body_is_refused_before_it_is_read(network: Server) -> None:
     import psutil
+
     before = psutil.Process(network.process.pid).memory_info().rss
     answers = []
     for _ in range(4):
-        answers.append(raw_request(network.port, (
-            f"POST /api/records HTTP/1.1\nHost: 127.0.0.1:{network.port}\nContent-Type: application/json\n"
-            "Content-Length: 300000000\n"), body=b"{" * 1_000_000))
+        answers.append(
+            raw_request(
+                network.port,
+                (
+                    f"POST /api/records HTTP/1.1\nHost: 127.0.0.1:{network.port}\nContent-Type: application/json\n"
+                    "Content-Length: 300000000\n"
+                ),
+                body=b"{" * 1_000_000,
+            )
+        )
     assert all(status(answer) == 413 and b"too-large" in answer for answer in answers)
     grown = psutil.Process(network.process.pid).memory_info().rss - before
     assert grown < 50_000_000, f"the server grew by {grown} bytes"
@@ -132,17 +141,26 @@ def test_a_damaged_database_stops_the_server_with_one_line(tmp_path: Path) -> No
     data = tmp_path / "data"
     store = Store(data / "games.sqlite3")
     for n in range(400):
-        store.create(f"game{n}", "classic", ["red", "blue"], {"red": {"kind": "human"}, "blue": {"kind": "human"}},
-                     {"note": "x" * 200}, [(1, None)] * 20)
+        store.create(
+            f"game{n}",
+            "classic",
+            ["red", "blue"],
+            {"red": {"kind": "human"}, "blue": {"kind": "human"}},
+            {"note": "x" * 200},
+            [(1, None)] * 20,
+        )
     store.close()
     path = data / "games.sqlite3"
     with open(path, "r+b") as handle:  # overwrite the middle of the file
         size = handle.seek(0, 2)
         handle.seek(size // 2)
         handle.write(b"\xde\xad\xbe\xef" * 4096)
-    finished = subprocess.run([sys.executable, "-m", "flyingchess", "serve", "--host", "127.0.0.1",
-                               "--port", "0", "--data", str(data)], capture_output=True, text=True,
-                              timeout=60)
+    finished = subprocess.run(
+        [sys.executable, "-m", "flyingchess", "serve", "--host", "127.0.0.1", "--port", "0", "--data", str(data)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert finished.returncode == 2
     lines = finished.stderr.strip().splitlines()
     assert len(lines) == 1 and "games.sqlite3" in lines[0] and "Traceback" not in finished.stderr
@@ -150,6 +168,7 @@ def test_a_damaged_database_stops_the_server_with_one_line(tmp_path: Path) -> No
 
 
 # ---------------------------------------------------------------- the connection guard in uvicorn
+
 
 class GuardedServer:
     """uvicorn in a thread with the project's protocols and a small guard."""
@@ -160,8 +179,7 @@ class GuardedServer:
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
         self.port = sock.getsockname()[1]
-        config = uvicorn.Config(create_app(self.store, limits=Limits()), http=http, ws=ws,
-                                log_level="critical")
+        config = uvicorn.Config(create_app(self.store, limits=Limits()), http=http, ws=ws, log_level="critical")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, daemon=True)
         self.thread.start()
@@ -189,7 +207,7 @@ def closed_soon(connection: socket.socket, within: float) -> bool:
         return connection.recv(1024) == b""
     except ConnectionResetError:
         return True
-    except socket.timeout:
+    except TimeoutError:
         return False
 
 
@@ -215,9 +233,17 @@ def test_headers_that_never_arrive_are_cut_off(guarded: Any) -> None:
     answer = raw_request(server.port, "GET /api/meta HTTP/1.1\nHost: localhost\nConnection: close\n")
     assert status(answer) == 200
     from websockets.sync.client import connect
-    game = json.loads(raw_request(server.port, (
-        "POST /api/games HTTP/1.1\nHost: localhost\nContent-Type: application/json\n"
-        "Content-Length: 2\nConnection: close\n"), b"{}").split(b"\r\n\r\n", 1)[1])
+
+    game = json.loads(
+        raw_request(
+            server.port,
+            (
+                "POST /api/games HTTP/1.1\nHost: localhost\nContent-Type: application/json\n"
+                "Content-Length: 2\nConnection: close\n"
+            ),
+            b"{}",
+        ).split(b"\r\n\r\n", 1)[1]
+    )
     with connect(f"ws://127.0.0.1:{server.port}/ws/{game['id']}", open_timeout=5) as page:
         page.recv(timeout=5)
         time.sleep(1.2)
@@ -232,6 +258,7 @@ def test_a_repeated_failure_is_logged_once_with_a_count() -> None:
     class Keep(logging.Handler):
         def emit(self, record: logging.LogRecord) -> None:
             records.append(record.getMessage())
+
     logger.addHandler(Keep())
     quiet = OncePerMinute(window=0.3)
     logger.addFilter(quiet)

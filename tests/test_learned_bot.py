@@ -3,15 +3,14 @@ features the same whether the trainer computes them on a batch or the bot on one
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
 from flyingchess import PRESETS, Rules, setup_position
 from flyingchess.bots import BOTS, make_bot
 from flyingchess.bots.learned import FEATURES, LearnedBot, feature_tables, features, scores
-from flyingchess.envs.training import batch_features, batch_winner
 from flyingchess.envs.batch import BatchGame, random_actions
+from flyingchess.envs.training import batch_features, batch_winner
 
 
 def test_registered_above_heuristic() -> None:
@@ -65,8 +64,9 @@ def test_batch_features_equal_the_bots_features_for_the_same_state(preset: str, 
         assert batch.shape == (game.batch, FEATURES)
         for index in (0, 17, 63):
             state = game.to_state(index)
-            one = features(feature_tables(state.rules, state.players),
-                           np.array([state.planes], np.int8), [state.turn], [me[index]])
+            one = features(
+                feature_tables(state.rules, state.players), np.array([state.planes], np.int8), [state.turn], [me[index]]
+            )
             assert np.array_equal(one[0], batch[index])
             winner = state.players.index(state.ranking[0]) if state.ranking else -1
             assert batch_winner(game)[index] == winner

@@ -15,7 +15,8 @@ from flyingchess.bots import make_bot
 from flyingchess.game import apply
 from flyingchess.record import ActionError, RecordError, parse_record
 
-from oracle import OracleError, OracleGame, new_game as oracle_new_game, oracle_replay
+from oracle import OracleError, OracleGame, oracle_replay
+from oracle import new_game as oracle_new_game
 from strategies import players_strategy, rules_strategy
 
 JUNK_PLANES: list[Any] = [None, 0, 1, 2, 3, 4, -1, True, 1.0, "0"]
@@ -50,15 +51,17 @@ def random_record(rules: Rules, players: tuple[str, ...], seed: int, junk: float
         state, _ = apply(rolled, plane)
     if state.over and rng.random() < junk:
         actions.append({"roll": 1, "plane": None})
-    return {"format": "flyingchess/1", "rules": rules.to_json(), "players": list(players),
-            "actions": actions}
+    return {"format": "flyingchess/1", "rules": rules.to_json(), "players": list(players), "actions": actions}
 
 
 @settings(max_examples=200, deadline=None)
-@given(rules=rules_strategy, players=players_strategy(), seed=st.integers(0, 2**32),
-       junk=st.sampled_from([0.0, 0.01, 0.05]))
-def test_engine_and_oracle_agree_on_every_state(rules: Rules, players: tuple[str, ...], seed: int,
-                                                junk: float) -> None:
+@given(
+    rules=rules_strategy,
+    players=players_strategy(),
+    seed=st.integers(0, 2**32),
+    junk=st.sampled_from([0.0, 0.01, 0.05]),
+)
+def test_engine_and_oracle_agree_on_every_state(rules: Rules, players: tuple[str, ...], seed: int, junk: float) -> None:
     record = random_record(rules, players, seed, junk)
     expected, expected_error = oracle_replay(record)
     actual, actual_error = engine_trace(record)
@@ -68,8 +71,9 @@ def test_engine_and_oracle_agree_on_every_state(rules: Rules, players: tuple[str
 
 @settings(max_examples=60, deadline=None)
 @given(rules=rules_strategy, players=players_strategy(), seed=st.integers(0, 2**32))
-def test_engine_and_oracle_agree_on_legal_moves_and_heuristic(rules: Rules, players: tuple[str, ...],
-                                                              seed: int) -> None:
+def test_engine_and_oracle_agree_on_legal_moves_and_heuristic(
+    rules: Rules, players: tuple[str, ...], seed: int
+) -> None:
     record = random_record(rules, players, seed, junk=0.0)
     oracle_game, _ = oracle_new_game(record)
     state = new_game(players, rules)
@@ -78,11 +82,19 @@ def test_engine_and_oracle_agree_on_legal_moves_and_heuristic(rules: Rules, play
         for value in range(1, 7):
             rolled, _ = roll(state, value)
             moves = legal_moves(rolled)
-            named = sorted({plane for plane in range(4) for move in moves
-                            if plane == move or (rules.stacking == "together"
-                                                 and 1 <= rolled.planes[rolled.turn][plane] <= 55
-                                                 and rolled.planes[rolled.turn][plane]
-                                                 == rolled.planes[rolled.turn][move])})
+            named = sorted(
+                {
+                    plane
+                    for plane in range(4)
+                    for move in moves
+                    if plane == move
+                    or (
+                        rules.stacking == "together"
+                        and 1 <= rolled.planes[rolled.turn][plane] <= 55
+                        and rolled.planes[rolled.turn][plane] == rolled.planes[rolled.turn][move]
+                    )
+                }
+            )
             assert named == sorted(oracle_game.legal_planes(value))
             assert heuristic.choose(rolled) == oracle_game.heuristic(value)
         assert oracle_game.apply(action) is None
@@ -90,18 +102,37 @@ def test_engine_and_oracle_agree_on_legal_moves_and_heuristic(rules: Rules, play
 
 
 HEADER_FIELDS: list[Any] = [
-    {"format": "flyingchess/1"}, {"format": "flyingchess/2"}, {"format": None}, {},
-    {"rules": "classic"}, {"rules": "house"}, {"rules": "nope"}, {"rules": None}, {"rules": 3},
-    {"rules": {"preset": "even", "finish": "bounce"}}, {"rules": {"preset": "even", "finsh": "x"}},
-    {"rules": {"preset": "classic", "launch": []}}, {"rules": {"preset": "classic", "extra_roll": []}},
-    {"rules": {"preset": "classic", "launch": [7]}}, {"rules": {"preset": "classic", "launch": [6.0]}},
+    {"format": "flyingchess/1"},
+    {"format": "flyingchess/2"},
+    {"format": None},
+    {},
+    {"rules": "classic"},
+    {"rules": "house"},
+    {"rules": "nope"},
+    {"rules": None},
+    {"rules": 3},
+    {"rules": {"preset": "even", "finish": "bounce"}},
+    {"rules": {"preset": "even", "finsh": "x"}},
+    {"rules": {"preset": "classic", "launch": []}},
+    {"rules": {"preset": "classic", "extra_roll": []}},
+    {"rules": {"preset": "classic", "launch": [7]}},
+    {"rules": {"preset": "classic", "launch": [6.0]}},
     {"rules": {"preset": "classic", "flight_capture": "true"}},
-    {"rules": {"preset": "classic", "chain": "fly"}}, {"rules": {"launch": [6]}},
+    {"rules": {"preset": "classic", "chain": "fly"}},
+    {"rules": {"launch": [6]}},
     {"rules": Rules.preset("traditional").to_json()},
-    {"players": ["red", "blue"]}, {"players": ["blue", "red"]}, {"players": ["red", "blue", "yellow"]},
-    {"players": ["red"]}, {"players": ["red", "red"]}, {"players": ["red", "pink"]},
-    {"players": "red,blue"}, {"players": ["yellow", "blue", "green", "red"]},
-    {"actions": []}, {"actions": {}}, {"actions": [{"roll": 6, "plane": 0}]}, {"actions": [[6, 0]]},
+    {"players": ["red", "blue"]},
+    {"players": ["blue", "red"]},
+    {"players": ["red", "blue", "yellow"]},
+    {"players": ["red"]},
+    {"players": ["red", "red"]},
+    {"players": ["red", "pink"]},
+    {"players": "red,blue"},
+    {"players": ["yellow", "blue", "green", "red"]},
+    {"actions": []},
+    {"actions": {}},
+    {"actions": [{"roll": 6, "plane": 0}]},
+    {"actions": [[6, 0]]},
 ]
 
 

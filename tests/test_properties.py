@@ -10,8 +10,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flyingchess import (
-    IllegalMoveError, Record, Rules, State, apply, apply_unchecked, canonical_state, legal_moves,
-    new_game, roll,
+    IllegalMoveError,
+    Record,
+    Rules,
+    State,
+    apply,
+    apply_unchecked,
+    canonical_state,
+    legal_moves,
+    new_game,
+    roll,
 )
 from flyingchess.board import CENTRE, COLOURS, HANGAR, RING_INDEX, SEAT, is_on_ring
 from flyingchess.game import play_unchecked, random_playout
@@ -33,8 +41,9 @@ def check_invariants(state: State) -> None:
             if is_on_ring(p):
                 cell = RING_INDEX[SEAT[colour]][p]
                 assert cells.setdefault(cell, colour) == colour, (
-                    f"two colours on ring cell {cell}: {canonical_state(state)}")
-    assert 0 <= state.sixes
+                    f"two colours on ring cell {cell}: {canonical_state(state)}"
+                )
+    assert state.sixes >= 0
     if state.rules.three_sixes != "none":
         assert state.sixes <= 2
     finished = [c for c, planes in zip(state.players, state.planes) if planes == (CENTRE,) * 4]
@@ -63,9 +72,14 @@ def play_random_game(rules: Rules, players: tuple[str, ...], seed: int) -> tuple
         plane = rng.choice(moves) if moves else None
         if plane is not None and rng.random() < 0.3:
             # name a stack by another of its planes now and then: must mean the same move
-            plane = rng.choice([i for i, p in enumerate(rolled.planes[rolled.turn])
-                                if p == rolled.planes[rolled.turn][plane]
-                                and (rules.stacking == "together" and 1 <= p <= 55 or i == plane)])
+            plane = rng.choice(
+                [
+                    i
+                    for i, p in enumerate(rolled.planes[rolled.turn])
+                    if p == rolled.planes[rolled.turn][plane]
+                    and ((rules.stacking == "together" and 1 <= p <= 55) or i == plane)
+                ]
+            )
         state, _ = apply(rolled, plane)
         record.add(value, plane)
         states.append(state)
@@ -74,9 +88,8 @@ def play_random_game(rules: Rules, players: tuple[str, ...], seed: int) -> tuple
 
 @settings(max_examples=150, deadline=None)
 @given(rules=rules_strategy, players=players_strategy(), seed=st.integers(0, 2**32))
-def test_random_games_keep_every_invariant_and_end(rules: Rules, players: tuple[str, ...],
-                                                   seed: int) -> None:
-    states, record = play_random_game(rules, players, seed)
+def test_random_games_keep_every_invariant_and_end(rules: Rules, players: tuple[str, ...], seed: int) -> None:
+    states, _record = play_random_game(rules, players, seed)
     for state in states:
         check_invariants(state)
         assert state_from_json(json.loads(json.dumps(state_to_json(state)))) == state
@@ -86,8 +99,7 @@ def test_random_games_keep_every_invariant_and_end(rules: Rules, players: tuple[
 
 @settings(max_examples=80, deadline=None)
 @given(rules=rules_strategy, players=players_strategy(), seed=st.integers(0, 2**32))
-def test_replaying_a_record_reproduces_the_game(rules: Rules, players: tuple[str, ...],
-                                                seed: int) -> None:
+def test_replaying_a_record_reproduces_the_game(rules: Rules, players: tuple[str, ...], seed: int) -> None:
     states, record = play_random_game(rules, players, seed)
     reread = loads_record(record.dumps())
     assert reread.rules == rules
@@ -110,17 +122,19 @@ def test_fast_path_agrees_with_checked_path(rules: Rules, players: tuple[str, ..
 
 @settings(max_examples=60, deadline=None)
 @given(rules=rules_strategy, players=players_strategy(), seed=st.integers(0, 2**32))
-def test_illegal_moves_raise_and_legal_moves_do_not(rules: Rules, players: tuple[str, ...],
-                                                   seed: int) -> None:
-    states, record = play_random_game(rules, players, seed)
+def test_illegal_moves_raise_and_legal_moves_do_not(rules: Rules, players: tuple[str, ...], seed: int) -> None:
+    states, _record = play_random_game(rules, players, seed)
     for state in states[:-1][::7]:
         for value in range(1, 7):
             rolled, _ = roll(state, value)
             moves = legal_moves(rolled)
             mine = rolled.planes[rolled.turn]
-            named = {i for m in moves for i in range(4)
-                     if i == m or (rules.stacking == "together" and 1 <= mine[i] <= 55
-                                   and mine[i] == mine[m])}
+            named = {
+                i
+                for m in moves
+                for i in range(4)
+                if i == m or (rules.stacking == "together" and 1 <= mine[i] <= 55 and mine[i] == mine[m])
+            }
             for plane in [None, 0, 1, 2, 3]:
                 legal = (plane is None and not moves) or plane in named
                 if legal:
@@ -132,8 +146,7 @@ def test_illegal_moves_raise_and_legal_moves_do_not(rules: Rules, players: tuple
 
 @settings(max_examples=40, deadline=None)
 @given(rules=rules_strategy, players=players_strategy(), seed=st.integers(0, 2**32))
-def test_random_playout_ends_in_a_consistent_state(rules: Rules, players: tuple[str, ...],
-                                                   seed: int) -> None:
+def test_random_playout_ends_in_a_consistent_state(rules: Rules, players: tuple[str, ...], seed: int) -> None:
     final, rolls = random_playout(new_game(players, rules), random.Random(seed))
     assert final.over and rolls > 0
     check_invariants(final)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -40,11 +41,19 @@ def until_red_acts(socket: Any, game: dict[str, Any]) -> dict[str, Any]:
 def test_sigkill_with_a_roll_pending_and_during_bot_play(tmp_path: Path, servers: list[Server]) -> None:
     first = Server(tmp_path)
     servers.append(first)
-    created = first.api("/api/games", {"players": ["red", "yellow", "blue", "green"], "rules": "traditional",
-                                       "seats": {"red": {"kind": "human"},
-                                                 "yellow": {"kind": "bot", "bot": "heuristic"},
-                                                 "blue": {"kind": "bot", "bot": "random"},
-                                                 "green": {"kind": "bot", "bot": "heuristic"}}})
+    created = first.api(
+        "/api/games",
+        {
+            "players": ["red", "yellow", "blue", "green"],
+            "rules": "traditional",
+            "seats": {
+                "red": {"kind": "human"},
+                "yellow": {"kind": "bot", "bot": "heuristic"},
+                "blue": {"kind": "bot", "bot": "random"},
+                "green": {"kind": "bot", "bot": "heuristic"},
+            },
+        },
+    )
     game_id = created["id"]
     with first.socket(game_id) as socket:
         next_game(socket)
@@ -63,8 +72,9 @@ def test_sigkill_with_a_roll_pending_and_during_bot_play(tmp_path: Path, servers
     second = Server(tmp_path)
     servers.append(second)
     restored = second.api(f"/api/games/{game_id}")["game"]
-    assert {k: restored[k] for k in ("state", "phase", "roll", "moves", "actions")} == \
-        {k: pending[k] for k in ("state", "phase", "roll", "moves", "actions")}
+    assert {k: restored[k] for k in ("state", "phase", "roll", "moves", "actions")} == {
+        k: pending[k] for k in ("state", "phase", "roll", "moves", "actions")
+    }
 
     # continue: move, then let the bots run and kill the server while they play
     with second.socket(game_id) as socket:
@@ -106,8 +116,9 @@ def test_sigkill_keeps_rooms_seats_and_tokens(tmp_path: Path, servers: list[Serv
     the started flag, chat and the game all come back; the guest's token still works."""
     first = Server(tmp_path, network=True)
     servers.append(first)
-    created = first.api("/api/games", {"players": ["red", "blue"],
-                                       "seats": {"red": {"kind": "human"}, "blue": {"kind": "open"}}})
+    created = first.api(
+        "/api/games", {"players": ["red", "blue"], "seats": {"red": {"kind": "human"}, "blue": {"kind": "open"}}}
+    )
     game_id, host_token = created["id"], created["host_token"]
     with first.socket(game_id) as guest, first.socket(game_id) as host:
         next_game(guest)
@@ -122,7 +133,7 @@ def test_sigkill_keeps_rooms_seats_and_tokens(tmp_path: Path, servers: list[Serv
         host.send(json.dumps({"type": "roll"}))
         guest.send(json.dumps({"type": "chat", "text": "xin chào"}))
         before = first.api(f"/api/games/{game_id}")["game"]
-        while before["actions"] == 0 and before["phase"] != "move" or not before["chat"]:
+        while (before["actions"] == 0 and before["phase"] != "move") or not before["chat"]:
             before = first.api(f"/api/games/{game_id}")["game"]
         first.kill()
 
@@ -130,8 +141,9 @@ def test_sigkill_keeps_rooms_seats_and_tokens(tmp_path: Path, servers: list[Serv
     servers.append(second)
     after = second.api(f"/api/games/{game_id}")["game"]
     assert after["started"] is True and after["seats"]["blue"]["name"] == "Minh"
-    assert {k: after[k] for k in ("state", "phase", "roll", "actions")} == \
-        {k: before[k] for k in ("state", "phase", "roll", "actions")}
+    assert {k: after[k] for k in ("state", "phase", "roll", "actions")} == {
+        k: before[k] for k in ("state", "phase", "roll", "actions")
+    }
     assert [line["text"] for line in after["chat"]] == ["xin chào"]
     with second.socket(game_id) as guest:
         next_game(guest)

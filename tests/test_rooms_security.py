@@ -7,18 +7,19 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
-
-from asgi import LocalClient, error, expect, latest
 
 from flyingchess.record import loads_record
 from flyingchess.server.app import create_app
 from flyingchess.server.limits import Limits
 from flyingchess.server.store import Store
+
+from asgi import LocalClient, error, expect, latest
 
 HTML_NAME = '<b onclick="x()">Ann</b>'
 
@@ -29,8 +30,7 @@ def store_path(tmp_path: Path) -> Path:
 
 
 def network_client(path: Path) -> TestClient:
-    return LocalClient(create_app(Store(path), dice=lambda: random.Random(11), limits=Limits.unlimited(),
-                                  local=False))
+    return LocalClient(create_app(Store(path), dice=lambda: random.Random(11), limits=Limits.unlimited(), local=False))
 
 
 @pytest.fixture()
@@ -40,8 +40,11 @@ def client(store_path: Path) -> Iterator[TestClient]:
 
 
 def create(client: TestClient) -> dict[str, Any]:
-    body = {"players": ["red", "blue"], "rules": "classic",
-            "seats": {"red": {"kind": "human"}, "blue": {"kind": "open"}}}
+    body = {
+        "players": ["red", "blue"],
+        "rules": "classic",
+        "seats": {"red": {"kind": "human"}, "blue": {"kind": "open"}},
+    }
     data: dict[str, Any] = client.post("/api/games", json=body).json()
     return data
 
@@ -50,8 +53,11 @@ def test_seats_belong_to_their_tokens(client: TestClient) -> None:
     created = create(client)
     game_id, host_token = created["id"], created["host_token"]
     url = f"/ws/{game_id}"
-    with client.websocket_connect(url) as host, client.websocket_connect(url) as guest, \
-            client.websocket_connect(url) as stranger:
+    with (
+        client.websocket_connect(url) as host,
+        client.websocket_connect(url) as guest,
+        client.websocket_connect(url) as stranger,
+    ):
         for socket in (host, guest, stranger):
             expect(socket, "snapshot")
         host.send_json({"type": "hello", "token": host_token})
@@ -71,8 +77,12 @@ def test_seats_belong_to_their_tokens(client: TestClient) -> None:
         update = expect(host, "update")
         while not update["game"]["seats"]["blue"]["connected"]:
             update = expect(host, "update")
-        assert update["game"]["seats"]["blue"] == {"kind": "player", "name": HTML_NAME, "connected": True,
-                                                   "autopilot": False}
+        assert update["game"]["seats"]["blue"] == {
+            "kind": "player",
+            "name": HTML_NAME,
+            "connected": True,
+            "autopilot": False,
+        }
         assert guest_token not in json.dumps(update)
         # a full room: nobody else can join
         assert error(stranger, {"type": "join", "colour": "blue", "name": "Eve"}) == "seat-taken"
@@ -140,14 +150,16 @@ def test_tokens_survive_a_restart_and_reconnects(store_path: Path) -> None:
             expect(guest, "snapshot")
             guest.send_json({"type": "join", "colour": "blue", "name": "Bao"})
             token = expect(guest, "joined")["token"]
-    with network_client(store_path) as again:  # a new server over the same database file
-        with again.websocket_connect(f"/ws/{created['id']}") as guest:
-            expect(guest, "snapshot")
-            guest.send_json({"type": "hello", "token": token})
-            welcome = expect(guest, "welcome")
-            assert welcome == {"type": "welcome", "role": "player", "colours": ["blue"]}
-            guest.send_json({"type": "hello", "token": created["host_token"]})
-            assert expect(guest, "welcome")["role"] == "host"
+    with (
+        network_client(store_path) as again,
+        again.websocket_connect(f"/ws/{created['id']}") as guest,
+    ):  # a new server over the same database file
+        expect(guest, "snapshot")
+        guest.send_json({"type": "hello", "token": token})
+        welcome = expect(guest, "welcome")
+        assert welcome == {"type": "welcome", "role": "player", "colours": ["blue"]}
+        guest.send_json({"type": "hello", "token": created["host_token"]})
+        assert expect(guest, "welcome")["role"] == "host"
 
 
 def test_the_host_gives_seats_to_bots_and_removes_players(client: TestClient) -> None:
@@ -179,13 +191,45 @@ def test_random_messages_never_break_the_game(client: TestClient) -> None:
     created = create(client)
     rng = random.Random(5)
     url = f"/ws/{created['id']}"
-    words: list[Any] = ["roll", "move", "speed", "sync", "hello", "join", "seat", "kick", "chat", "react",
-                        "start", "nope", None, 3]
-    values: list[Any] = [None, 0, 1, 3, 4, -1, True, "blue", "red", "x" * 300, [], {}, 2.5, "🎉",
-                         created["host_token"], "human", "bot", "open", "heuristic"]
+    words: list[Any] = [
+        "roll",
+        "move",
+        "speed",
+        "sync",
+        "hello",
+        "join",
+        "seat",
+        "kick",
+        "chat",
+        "react",
+        "start",
+        "nope",
+        None,
+        3,
+    ]
+    values: list[Any] = [
+        None,
+        0,
+        1,
+        3,
+        4,
+        -1,
+        True,
+        "blue",
+        "red",
+        "x" * 300,
+        [],
+        {},
+        2.5,
+        "🎉",
+        created["host_token"],
+        "human",
+        "bot",
+        "open",
+        "heuristic",
+    ]
     keys = ["plane", "speed", "token", "colour", "name", "kind", "bot", "text", "emoji", "extra"]
-    with client.websocket_connect(url) as a, client.websocket_connect(url) as b, \
-            client.websocket_connect(url) as c:
+    with client.websocket_connect(url) as a, client.websocket_connect(url) as b, client.websocket_connect(url) as c:
         sockets = [a, b, c]
         for socket in sockets:
             expect(socket, "snapshot")
@@ -199,8 +243,7 @@ def test_random_messages_never_break_the_game(client: TestClient) -> None:
             else:
                 socket.send_json(message)
             reply = socket.receive_json()
-            assert reply["type"] in ("update", "snapshot", "welcome", "joined", "error", "chat", "react",
-                                     "seat-lost")
+            assert reply["type"] in ("update", "snapshot", "welcome", "joined", "error", "chat", "react", "seat-lost")
             if reply["type"] == "error":
                 assert reply["code"] and reply["message"]
     record = loads_record(client.get(f"/api/games/{created['id']}/record").text)
@@ -208,8 +251,9 @@ def test_random_messages_never_break_the_game(client: TestClient) -> None:
 
 
 def test_an_absent_player_is_replaced_by_the_autopilot_until_back(store_path: Path) -> None:
-    app = create_app(Store(store_path), dice=lambda: random.Random(2), limits=Limits.unlimited(), local=False,
-                     grace_seconds=0.3)
+    app = create_app(
+        Store(store_path), dice=lambda: random.Random(2), limits=Limits.unlimited(), local=False, grace_seconds=0.3
+    )
     with LocalClient(app) as client:
         body = {"players": ["red", "blue"], "seats": {"red": {"kind": "open"}, "blue": {"kind": "human"}}}
         created = client.post("/api/games", json=body).json()
@@ -241,8 +285,11 @@ def test_an_absent_player_is_replaced_by_the_autopilot_until_back(store_path: Pa
 
 def test_the_turn_timer_moves_for_an_idle_player(store_path: Path) -> None:
     with network_client(store_path) as client:
-        body = {"players": ["red", "blue"], "timer": 1,
-                "seats": {"red": {"kind": "human"}, "blue": {"kind": "bot", "bot": "random"}}}
+        body = {
+            "players": ["red", "blue"],
+            "timer": 1,
+            "seats": {"red": {"kind": "human"}, "blue": {"kind": "bot", "bot": "random"}},
+        }
         created = client.post("/api/games", json=body).json()
         assert created["game"]["timer"] == 1
         with client.websocket_connect(f"/ws/{created['id']}") as host:
@@ -267,7 +314,7 @@ def test_lobby_and_invite_code(client: TestClient) -> None:
     third = create(client)
     lobby = client.get("/api/rooms")
     rooms = lobby.json()["rooms"]
-    assert [room["id"] for room in rooms][0] == third["id"]  # open seats first
+    assert next(room["id"] for room in rooms) == third["id"]  # open seats first
     # a game played on one device (no open seat, no remote player) is no room to join or watch
     assert {room["id"] for room in rooms} == {open_room["id"], third["id"]}
     # on a network server a page lists only the games it names (those it holds tokens for)
@@ -282,4 +329,5 @@ def test_lobby_and_invite_code(client: TestClient) -> None:
 
 def token_free(text: str, token: str) -> bool:
     import hashlib
+
     return token not in text and hashlib.sha256(token.encode()).hexdigest() not in text

@@ -17,11 +17,27 @@ import json
 import pytest
 
 from flyingchess import (
-    IllegalMoveError, Rules, RulesError, apply, canonical_state, legal_moves, loads_record,
-    new_game, play, roll, setup_position,
+    IllegalMoveError,
+    Rules,
+    RulesError,
+    apply,
+    canonical_state,
+    legal_moves,
+    loads_record,
+    new_game,
+    play,
+    roll,
+    setup_position,
 )
 from flyingchess.events import (
-    Bounced, Captured, ExtraRoll, Flew, GameOver, Jumped, PlayerFinished, ThreeSixes,
+    Bounced,
+    Captured,
+    ExtraRoll,
+    Flew,
+    GameOver,
+    Jumped,
+    PlayerFinished,
+    ThreeSixes,
 )
 from flyingchess.rules import PRESETS
 
@@ -70,18 +86,50 @@ def captures(events, cause: str | None = None) -> list[Captured]:
 
 
 PRESET_TABLE = {
-    "classic": dict(launch={6}, extra_roll={6}, three_sixes="last-moved", finish="exact",
-                    chain="none", capture="final", flight_capture=False, stacking="none",
-                    end="first"),
-    "traditional": dict(launch={6}, extra_roll={6}, three_sixes="none", finish="bounce",
-                        chain="jump-fly-jump", capture="every-stop", flight_capture=True,
-                        stacking="none", end="ranking"),
-    "house": dict(launch={5, 6}, extra_roll={6}, three_sixes="moved-by-sixes", finish="exact",
-                  chain="jump-fly", capture="every-stop", flight_capture=True,
-                  stacking="together", end="ranking"),
-    "even": dict(launch={2, 4, 6}, extra_roll={6}, three_sixes="moved-by-sixes", finish="exact",
-                 chain="jump-fly", capture="every-stop", flight_capture=True,
-                 stacking="together", end="ranking"),
+    "classic": dict(
+        launch={6},
+        extra_roll={6},
+        three_sixes="last-moved",
+        finish="exact",
+        chain="none",
+        capture="final",
+        flight_capture=False,
+        stacking="none",
+        end="first",
+    ),
+    "traditional": dict(
+        launch={6},
+        extra_roll={6},
+        three_sixes="none",
+        finish="bounce",
+        chain="jump-fly-jump",
+        capture="every-stop",
+        flight_capture=True,
+        stacking="none",
+        end="ranking",
+    ),
+    "house": dict(
+        launch={5, 6},
+        extra_roll={6},
+        three_sixes="moved-by-sixes",
+        finish="exact",
+        chain="jump-fly",
+        capture="every-stop",
+        flight_capture=True,
+        stacking="together",
+        end="ranking",
+    ),
+    "even": dict(
+        launch={2, 4, 6},
+        extra_roll={6},
+        three_sixes="moved-by-sixes",
+        finish="exact",
+        chain="jump-fly",
+        capture="every-stop",
+        flight_capture=True,
+        stacking="together",
+        end="ranking",
+    ),
 }
 
 
@@ -100,8 +148,13 @@ def test_classic_is_the_default():
     assert Rules.preset() == Rules.preset("classic")
     assert new_game().rules == Rules.preset("classic")
     assert canon(new_game()) == {
-        "players": ["red", "blue"], "turn": "red", "sixes": 0,
-        "planes": {"red": H, "blue": H}, "ranking": [], "winner": None, "over": False,
+        "players": ["red", "blue"],
+        "turn": "red",
+        "sixes": 0,
+        "planes": {"red": H, "blue": H},
+        "ranking": [],
+        "winner": None,
+        "over": False,
     }
 
 
@@ -109,27 +162,43 @@ def test_preset_with_overrides():
     r = Rules.preset("classic", chain="jump-fly", launch=[5, 6])
     assert r.chain == "jump-fly" and set(r.launch) == {5, 6}
     # Everything else stays classic.
-    for option in ("extra_roll", "three_sixes", "finish", "capture", "flight_capture",
-                   "stacking", "end"):
+    for option in ("extra_roll", "three_sixes", "finish", "capture", "flight_capture", "stacking", "end"):
         assert getattr(r, option) == getattr(PRESETS["classic"], option)
 
 
-@pytest.mark.parametrize("make", [
-    lambda: Rules.preset("nonsense"),
-    lambda: Rules.preset("classic", teleport=True),
-    lambda: Rules.preset("classic", chain="fly-jump"),
-    lambda: Rules.preset("classic", three_sixes="some"),
-    lambda: Rules.preset("classic", finish="overshoot"),
-    lambda: Rules.preset("classic", capture="never"),
-    lambda: Rules.preset("classic", stacking="apart"),
-    lambda: Rules.preset("classic", end="last"),
-    lambda: Rules.preset("classic", launch=[]),
-    lambda: Rules.preset("classic", launch=[7]),
-    lambda: Rules.preset("classic", launch=[0, 6]),
-    lambda: Rules.preset("classic", extra_roll=[7]),
-    lambda: Rules.preset("classic", flight_capture="yes"),
-], ids=["preset", "option", "chain", "three_sixes", "finish", "capture", "stacking", "end",
-        "empty-launch", "launch-7", "launch-0", "extra-7", "flight-capture-str"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: Rules.preset("nonsense"),
+        lambda: Rules.preset("classic", teleport=True),
+        lambda: Rules.preset("classic", chain="fly-jump"),
+        lambda: Rules.preset("classic", three_sixes="some"),
+        lambda: Rules.preset("classic", finish="overshoot"),
+        lambda: Rules.preset("classic", capture="never"),
+        lambda: Rules.preset("classic", stacking="apart"),
+        lambda: Rules.preset("classic", end="last"),
+        lambda: Rules.preset("classic", launch=[]),
+        lambda: Rules.preset("classic", launch=[7]),
+        lambda: Rules.preset("classic", launch=[0, 6]),
+        lambda: Rules.preset("classic", extra_roll=[7]),
+        lambda: Rules.preset("classic", flight_capture="yes"),
+    ],
+    ids=[
+        "preset",
+        "option",
+        "chain",
+        "three_sixes",
+        "finish",
+        "capture",
+        "stacking",
+        "end",
+        "empty-launch",
+        "launch-7",
+        "launch-0",
+        "extra-7",
+        "flight-capture-str",
+    ],
+)
 def test_bad_options_are_clear_errors(make):
     with pytest.raises(RulesError):
         make()
@@ -153,12 +222,15 @@ def test_rules_from_json_preset_with_overrides():
 # traditional: jump-fly-jump -> 14->18->30 (the jump is used, so no jump at 30);
 #   every-stop checks 14, 18, 30; flight_capture takes blue 53.
 # house/even: jump-fly -> 14->18->30; every-stop + flight capture as traditional.
-@pytest.mark.parametrize("name,red_end,blue_after", [
-    ("classic", 18, [40, -1, 4, 53]),
-    ("traditional", 30, H),
-    ("house", 30, H),
-    ("even", 30, H),
-])
+@pytest.mark.parametrize(
+    "name,red_end,blue_after",
+    [
+        ("classic", 18, [40, -1, 4, 53]),
+        ("traditional", 30, H),
+        ("house", 30, H),
+        ("even", 30, H),
+    ],
+)
 def test_presets_on_one_position(name, red_end, blue_after):
     s = position({"red": [10, -1, -1, -1], "blue": [40, 44, 4, 53]}, rules(name))
     s, _ = play(s, 4, 0)
@@ -170,9 +242,15 @@ def test_presets_on_one_position(name, red_end, blue_after):
 # --------------------------------------------------------------------------- launch
 
 
-@pytest.mark.parametrize("name,launching", [
-    ("classic", {6}), ("traditional", {6}), ("house", {5, 6}), ("even", {2, 4, 6}),
-])
+@pytest.mark.parametrize(
+    "name,launching",
+    [
+        ("classic", {6}),
+        ("traditional", {6}),
+        ("house", {5, 6}),
+        ("even", {2, 4, 6}),
+    ],
+)
 @pytest.mark.parametrize("value", range(1, 7))
 def test_launch_sets_of_presets(name, launching, value):
     s = position({"red": H, "blue": H}, rules(name))
@@ -185,7 +263,7 @@ def test_launch_sets_of_presets(name, launching, value):
 def test_launch_on_five_goes_to_takeoff_and_turn_passes():
     # house: 5 launches; 5 is not in extra_roll {6}, so blue moves next.
     s = position({"red": H, "blue": H}, rules("house"))
-    s, events = play(s, 5, 2)
+    s, _events = play(s, 5, 2)
     assert canon(s)["planes"]["red"] == [-1, -1, 0, -1]
     assert canon(s)["turn"] == "blue" and canon(s)["sixes"] == 0
 
@@ -211,8 +289,8 @@ def test_custom_launch_set_one():
 def test_even_launch_on_two_and_four():
     r = rules("even")
     s = position({"red": H, "blue": H}, r)
-    s, _ = run(s, (2, 0))          # launch plane 0, turn to blue
-    s, _ = run(s, (4, 1))          # blue launches plane 1 with a 4
+    s, _ = run(s, (2, 0))  # launch plane 0, turn to blue
+    s, _ = run(s, (4, 1))  # blue launches plane 1 with a 4
     c = canon(s)
     assert c["planes"] == {"red": [0, -1, -1, -1], "blue": [-1, 0, -1, -1]}
     assert c["turn"] == "red"
@@ -231,12 +309,13 @@ def test_takeoff_to_first_ring_cell_captures_across_all_colours():
     # red p=0 with roll 1 goes to p=1 -> r=0.  Same cell: yellow p=40 (12+40=52=0 mod 52),
     # blue p=27 (25+27=52), green p=14 (38+14=52).  All three go home; red p=1 is not a
     # jump cell.  Roll 1 is not an extra roll, so yellow (next clockwise) plays.
-    s = position({"red": [0, -1, -1, -1], "yellow": [40, 41, -1, -1],
-                  "blue": [27, -1, -1, -1], "green": [14, 13, -1, -1]}, rules("classic"))
+    s = position(
+        {"red": [0, -1, -1, -1], "yellow": [40, 41, -1, -1], "blue": [27, -1, -1, -1], "green": [14, 13, -1, -1]},
+        rules("classic"),
+    )
     s, events = play(s, 1, 0)
     c = canon(s)
-    assert c["planes"] == {"red": [1, -1, -1, -1], "yellow": [-1, 41, -1, -1],
-                           "blue": H, "green": [-1, 13, -1, -1]}
+    assert c["planes"] == {"red": [1, -1, -1, -1], "yellow": [-1, 41, -1, -1], "blue": H, "green": [-1, 13, -1, -1]}
     assert c["turn"] == "yellow"
     assert {e.colour for e in captures(events, "landing")} == {"yellow", "blue", "green"}
 
@@ -267,7 +346,7 @@ def test_extra_roll_empty_three_sixes_cannot_fire():
 
 def test_extra_roll_five_six_five_gives_another_roll_with_count_zero():
     s = position({"red": [10, -1, -1, -1], "blue": H}, rules("classic", extra_roll=[5, 6]))
-    s, events = play(s, 5, 0)  # 10 -> 15
+    s, _events = play(s, 5, 0)  # 10 -> 15
     c = canon(s)
     assert c["planes"]["red"] == [15, -1, -1, -1]
     assert c["turn"] == "red" and c["sixes"] == 0
@@ -298,8 +377,7 @@ def test_extra_roll_after_a_pass():
 
 def test_extra_roll_without_six_six_ends_turn():
     # extra_roll {5}: a 6 gives no further roll, so three sixes in a turn are impossible.
-    s = position({"red": [10, -1, -1, -1], "blue": H},
-                 rules("classic", extra_roll=[5], three_sixes="all"))
+    s = position({"red": [10, -1, -1, -1], "blue": H}, rules("classic", extra_roll=[5], three_sixes="all"))
     s, _ = play(s, 6, 0)
     c = canon(s)
     assert c["turn"] == "blue" and c["sixes"] == 0 and c["planes"]["red"] == [16, -1, -1, -1]
@@ -322,7 +400,7 @@ def test_non_six_extra_roll_resets_six_count():
     s, _ = run(s, (6, 0), (6, 0))
     assert canon(s)["sixes"] == 2 and canon(s)["planes"]["red"][0] == 43
     assert moves_for(s, 6) == ()
-    s, events = run(s, (6, None))
+    s, _events = run(s, (6, None))
     c = canon(s)
     assert c["planes"]["red"] == H and c["turn"] == "blue" and c["sixes"] == 0
 
@@ -371,14 +449,16 @@ def test_three_sixes_third_six_forbids_a_move():
 
 
 # red [10, 20]: 6 moves p0 10->16; 6 moves p1 20->26 jump 30 (classic chain none).
-@pytest.mark.parametrize("variant,red_after", [
-    ("last-moved", [16, -1, -1, -1]),     # only p1, the latest move
-    ("moved-by-sixes", [-1, -1, -1, -1]),  # p0 and p1 both moved by the first two sixes
-    ("all", [-1, -1, -1, -1]),             # every plane not in the centre
-])
+@pytest.mark.parametrize(
+    "variant,red_after",
+    [
+        ("last-moved", [16, -1, -1, -1]),  # only p1, the latest move
+        ("moved-by-sixes", [-1, -1, -1, -1]),  # p0 and p1 both moved by the first two sixes
+        ("all", [-1, -1, -1, -1]),  # every plane not in the centre
+    ],
+)
 def test_three_sixes_variants_after_two_moves(variant, red_after):
-    s = position({"red": [10, 20, -1, -1], "blue": [5, -1, -1, -1]},
-                 rules("classic", three_sixes=variant))
+    s = position({"red": [10, 20, -1, -1], "blue": [5, -1, -1, -1]}, rules("classic", three_sixes=variant))
     s, _ = run(s, (6, 0), (6, 1))
     assert planes_of(s)["red"] == [16, 30, -1, -1]
     s, _ = run(s, (6, None))
@@ -400,8 +480,7 @@ def test_three_sixes_pass_counts_as_a_six(variant):
     #   6: p0 47->53 (lane)            (sixes 1, the only legal move: 52+6 > 56)
     #   6: 53+6, 52+6 > 56 -> pass     (sixes 2: a pass still counts)
     #   6: third six -> p0 (latest move / moved by the first two sixes) goes home.
-    s = position({"red": [47, 52, -1, -1], "blue": H},
-                 rules("classic", launch=[1], three_sixes=variant))
+    s = position({"red": [47, 52, -1, -1], "blue": H}, rules("classic", launch=[1], three_sixes=variant))
     s, _ = run(s, (6, 0))
     assert moves_for(s, 6) == ()
     s, _ = run(s, (6, None))
@@ -412,25 +491,30 @@ def test_three_sixes_pass_counts_as_a_six(variant):
     assert c["turn"] == "blue" and c["sixes"] == 0
 
 
-@pytest.mark.parametrize("variant,red_after", [
-    ("last-moved", [52, 53, 54, -1]),      # nothing moved this turn: nothing goes back
-    ("moved-by-sixes", [52, 53, 54, -1]),
-    ("all", [-1, -1, -1, -1]),             # all planes not in the centre, moved or not
-])
+@pytest.mark.parametrize(
+    "variant,red_after",
+    [
+        ("last-moved", [52, 53, 54, -1]),  # nothing moved this turn: nothing goes back
+        ("moved-by-sixes", [52, 53, 54, -1]),
+        ("all", [-1, -1, -1, -1]),  # all planes not in the centre, moved or not
+    ],
+)
 def test_three_sixes_after_three_passes(variant, red_after):
-    s = position({"red": [52, 53, 54, -1], "blue": H},
-                 rules("classic", launch=[1], three_sixes=variant))
-    s, events = run(s, (6, None), (6, None), (6, None))
+    s = position({"red": [52, 53, 54, -1], "blue": H}, rules("classic", launch=[1], three_sixes=variant))
+    s, _events = run(s, (6, None), (6, None), (6, None))
     c = canon(s)
     assert c["planes"]["red"] == red_after
     assert c["turn"] == "blue" and c["sixes"] == 0
 
 
-@pytest.mark.parametrize("variant,red_after", [
-    ("last-moved", [56, 52, 53, 54]),
-    ("moved-by-sixes", [56, 52, 53, 54]),
-    ("all", [56, -1, -1, -1]),
-])
+@pytest.mark.parametrize(
+    "variant,red_after",
+    [
+        ("last-moved", [56, 52, 53, 54]),
+        ("moved-by-sixes", [56, 52, 53, 54]),
+        ("all", [56, -1, -1, -1]),
+    ],
+)
 def test_three_sixes_never_sends_back_a_plane_in_the_centre(variant, red_after):
     # red [50, 52, 53, 54]: 6 takes p0 50->56 (centre); next 6 is a pass (every lane plane
     # would overshoot); third 6: the latest moved plane is in the centre and stays there.
@@ -481,38 +565,49 @@ def test_moved_by_sixes_ignores_a_plane_moved_by_an_earlier_non_six():
     # classic + moved-by-sixes + extra_roll {5,6}; red [10, 20]:
     #   5: p1 20->25 (extra roll, count 0)   6: p0 10->16   6: p0 16->22 jump 26
     #   6: third six -> only p0 (moved by the first two sixes) goes back; p1 stays at 25.
-    s = position({"red": [10, 20, -1, -1], "blue": H},
-                 rules("classic", three_sixes="moved-by-sixes", extra_roll=[5, 6]))
+    s = position(
+        {"red": [10, 20, -1, -1], "blue": H}, rules("classic", three_sixes="moved-by-sixes", extra_roll=[5, 6])
+    )
     s, _ = run(s, (5, 1), (6, 0), (6, 0), (6, None))
     c = canon(s)
     assert c["planes"]["red"] == [-1, 25, -1, -1]
     assert c["turn"] == "blue"
 
 
-@pytest.mark.parametrize("variant,red_after", [
-    ("last-moved", [-1, 52, 53, 54]),     # latest move of the turn was p0 (with the 5)
-    ("moved-by-sixes", [55, 52, 53, 54]),  # the first two sixes were passes: nothing back
-])
+@pytest.mark.parametrize(
+    "variant,red_after",
+    [
+        ("last-moved", [-1, 52, 53, 54]),  # latest move of the turn was p0 (with the 5)
+        ("moved-by-sixes", [55, 52, 53, 54]),  # the first two sixes were passes: nothing back
+    ],
+)
 def test_last_moved_counts_a_move_made_with_a_non_six(variant, red_after):
     # extra_roll {5,6}; red [50, 52, 53, 54]: 5: p0 50->55, roll again (count 0);
     # 6: pass (all overshoot); 6: pass; 6: third six.
-    s = position({"red": [50, 52, 53, 54], "blue": H},
-                 rules("classic", three_sixes=variant, extra_roll=[5, 6]))
+    s = position({"red": [50, 52, 53, 54], "blue": H}, rules("classic", three_sixes=variant, extra_roll=[5, 6]))
     s, _ = run(s, (5, 0), (6, None), (6, None), (6, None))
     c = canon(s)
     assert c["planes"]["red"] == red_after
     assert c["turn"] == "blue" and c["sixes"] == 0
 
 
-@pytest.mark.parametrize("variant,red_after", [
-    ("last-moved", [16, -1, 0, 56]),
-    ("moved-by-sixes", [-1, -1, 0, 56]),
-    ("all", [-1, -1, -1, 56]),
-])
+@pytest.mark.parametrize(
+    "variant,red_after",
+    [
+        ("last-moved", [16, -1, 0, 56]),
+        ("moved-by-sixes", [-1, -1, 0, 56]),
+        ("all", [-1, -1, -1, 56]),
+    ],
+)
 def test_three_sixes_from_a_set_up_position(variant, red_after):
     # Two sixes already rolled this turn; the first moved p0, the second p1 (latest).
-    s = position({"red": [16, 30, 0, 56], "blue": H}, rules("classic", three_sixes=variant),
-                 sixes=2, last_moved=(1,), six_moved=(0, 1))
+    s = position(
+        {"red": [16, 30, 0, 56], "blue": H},
+        rules("classic", three_sixes=variant),
+        sixes=2,
+        last_moved=(1,),
+        six_moved=(0, 1),
+    )
     assert moves_for(s, 6) == ()
     s, _ = play(s, 6, None)
     c = canon(s)
@@ -532,15 +627,25 @@ def test_three_sixes_counts_in_canonical_state():
 def test_three_sixes_whole_record_replay():
     # classic from the start: 6 launches p0; 6 moves p0 0->6 jump 10; third 6 (pass):
     # the last moved plane p0 goes back; blue to play.
-    text = json.dumps({"format": "flyingchess/1", "rules": "classic", "players": ["red", "blue"],
-                       "actions": [{"roll": 6, "plane": 0}, {"roll": 6, "plane": 0},
-                                   {"roll": 6, "plane": None}]})
+    text = json.dumps(
+        {
+            "format": "flyingchess/1",
+            "rules": "classic",
+            "players": ["red", "blue"],
+            "actions": [{"roll": 6, "plane": 0}, {"roll": 6, "plane": 0}, {"roll": 6, "plane": None}],
+        }
+    )
     states = list(loads_record(text).replay())
-    assert [canon(st)["planes"]["red"] for st in states] == [
-        [0, -1, -1, -1], [10, -1, -1, -1], [-1, -1, -1, -1]]
+    assert [canon(st)["planes"]["red"] for st in states] == [[0, -1, -1, -1], [10, -1, -1, -1], [-1, -1, -1, -1]]
     assert canon(states[-1]) == {
-        "players": ["red", "blue"], "turn": "blue", "sixes": 0,
-        "planes": {"red": H, "blue": H}, "ranking": [], "winner": None, "over": False}
+        "players": ["red", "blue"],
+        "turn": "blue",
+        "sixes": 0,
+        "planes": {"red": H, "blue": H},
+        "ranking": [],
+        "winner": None,
+        "over": False,
+    }
 
 
 # --------------------------------------------------------------------------- finish
@@ -548,7 +653,7 @@ def test_three_sixes_whole_record_replay():
 
 def test_finish_exact_overshoot_is_illegal():
     s = position({"red": [52, -1, -1, -1], "blue": H}, rules("classic"))
-    assert moves_for(s, 5) == ()          # 52 + 5 = 57 > 56
+    assert moves_for(s, 5) == ()  # 52 + 5 = 57 > 56
     rolled, _ = roll(s, 5)
     with pytest.raises(IllegalMoveError):
         apply(rolled, 0)
@@ -562,19 +667,21 @@ def test_finish_exact_reaches_centre():
     assert planes_of(s)["red"] == [56, -1, -1, -1] and canon(s)["turn"] == "blue"
 
 
-@pytest.mark.parametrize("start,value,end", [
-    (53, 6, 53),  # 112 - 53 - 6
-    (53, 5, 54),  # 112 - 58
-    (52, 6, 54),
-    (55, 6, 51),  # 112 - 61
-    (51, 6, 55),  # 112 - 57
-    (55, 1, 56),  # exact hit, no bounce
-    (54, 2, 56),
-    (50, 6, 56),
-])
+@pytest.mark.parametrize(
+    "start,value,end",
+    [
+        (53, 6, 53),  # 112 - 53 - 6
+        (53, 5, 54),  # 112 - 58
+        (52, 6, 54),
+        (55, 6, 51),  # 112 - 61
+        (51, 6, 55),  # 112 - 57
+        (55, 1, 56),  # exact hit, no bounce
+        (54, 2, 56),
+        (50, 6, 56),
+    ],
+)
 def test_finish_bounce_end_positions(start, value, end):
-    s = position({"red": [start, -1, -1, -1], "blue": H},
-                 rules("classic", finish="bounce", launch=[1]))
+    s = position({"red": [start, -1, -1, -1], "blue": H}, rules("classic", finish="bounce", launch=[1]))
     assert 0 in moves_for(s, value)
     s, events = play(s, value, 0)
     assert planes_of(s)["red"] == [end, -1, -1, -1]
@@ -607,16 +714,16 @@ def test_bounce_stack_bounces_together():
 # (start, roll) -> end, for each chain.  Red alone on the board (blue in the hangar).
 CHAIN_CASES = [
     # start, roll, none, jump-fly, jump-fly-jump
-    (10, 4, 18, 30, 30),   # 14 jump 18; chained: then fly to 30 and stop
+    (10, 4, 18, 30, 30),  # 14 jump 18; chained: then fly to 30 and stop
     (12, 2, 18, 30, 30),
-    (15, 3, 30, 30, 34),   # lands on 18: fly 30; jump-fly-jump then jumps 30 -> 34
+    (15, 3, 30, 30, 34),  # lands on 18: fly 30; jump-fly-jump then jumps 30 -> 34
     (13, 5, 30, 30, 34),
-    (23, 3, 30, 30, 30),   # 26 jump 30: one jump only, never again at 30
-    (27, 3, 34, 34, 34),   # lands on 30 directly: ordinary jump to 34
-    (42, 4, 50, 50, 50),   # 46 jumps to 50
-    (44, 6, 50, 50, 50),   # 50 never jumps
-    (0, 2, 6, 6, 6),       # takeoff -> 2, jump 6
-    (10, 5, 15, 15, 15),   # not an own-colour cell
+    (23, 3, 30, 30, 30),  # 26 jump 30: one jump only, never again at 30
+    (27, 3, 34, 34, 34),  # lands on 30 directly: ordinary jump to 34
+    (42, 4, 50, 50, 50),  # 46 jumps to 50
+    (44, 6, 50, 50, 50),  # 50 never jumps
+    (0, 2, 6, 6, 6),  # takeoff -> 2, jump 6
+    (10, 5, 15, 15, 15),  # not an own-colour cell
     (17, 3, 20, 20, 20),
 ]
 
@@ -644,11 +751,14 @@ def test_chain_jump_fly_jump_event_order():
     assert special == [("Flew", 18, 30), ("Jumped", 30, 34)]
 
 
-@pytest.mark.parametrize("colour,players", [
-    ("yellow", {"yellow": [15, -1, -1, -1], "green": H}),
-    ("blue", {"blue": [15, -1, -1, -1], "red": H}),
-    ("green", {"green": [15, -1, -1, -1], "yellow": H}),
-])
+@pytest.mark.parametrize(
+    "colour,players",
+    [
+        ("yellow", {"yellow": [15, -1, -1, -1], "green": H}),
+        ("blue", {"blue": [15, -1, -1, -1], "red": H}),
+        ("green", {"green": [15, -1, -1, -1], "yellow": H}),
+    ],
+)
 def test_chain_is_relative_to_own_progress(colour, players):
     # Every colour's pad is its own p=18: 15 + 3 -> 18 -> flight 30 (classic chain none).
     s = position(players, rules("classic"), turn=colour)
@@ -663,12 +773,13 @@ def test_capture_across_colours_multiple_planes_own_plane_safe():
     # red p17 + 3 -> 20 (20 = 0 mod 4: no jump); r = 19.
     # Same cell: yellow p = 19-12 = 7 (two planes), blue p = 19-25+52 = 46,
     # green p = 19-38+52 = 33.  Red's own plane already on 20 is never captured.
-    s = position({"red": [17, 20, -1, -1], "yellow": [7, 7, 30, -1],
-                  "blue": [46, -1, -1, -1], "green": [33, 0, -1, -1]}, rules("classic"))
+    s = position(
+        {"red": [17, 20, -1, -1], "yellow": [7, 7, 30, -1], "blue": [46, -1, -1, -1], "green": [33, 0, -1, -1]},
+        rules("classic"),
+    )
     s, events = play(s, 3, 0)
     c = canon(s)
-    assert c["planes"] == {"red": [20, 20, -1, -1], "yellow": [-1, -1, 30, -1],
-                           "blue": H, "green": [-1, 0, -1, -1]}
+    assert c["planes"] == {"red": [20, 20, -1, -1], "yellow": [-1, -1, 30, -1], "blue": H, "green": [-1, 0, -1, -1]}
     assert c["turn"] == "yellow"
     got = {(e.colour, tuple(sorted(e.planes))) for e in captures(events)}
     assert ("yellow", (0, 1)) in got or {("yellow", (0,)), ("yellow", (1,))} <= got
@@ -684,37 +795,45 @@ def test_own_planes_never_captured():
 
 
 # red p10 + 4 -> 14 (r=13, blue 40), jump -> 18 (r=17, blue 44), chain none stops there.
-@pytest.mark.parametrize("capture,blue_after", [
-    ("final", [40, -1, -1, -1]),
-    ("every-stop", [-1, -1, -1, -1]),
-])
+@pytest.mark.parametrize(
+    "capture,blue_after",
+    [
+        ("final", [40, -1, -1, -1]),
+        ("every-stop", [-1, -1, -1, -1]),
+    ],
+)
 def test_capture_final_vs_every_stop_with_jump(capture, blue_after):
-    s = position({"red": [10, -1, -1, -1], "blue": [40, 44, -1, -1]},
-                 rules("classic", capture=capture))
+    s = position({"red": [10, -1, -1, -1], "blue": [40, 44, -1, -1]}, rules("classic", capture=capture))
     s, _ = play(s, 4, 0)
     assert planes_of(s) == {"red": [18, -1, -1, -1], "blue": blue_after}
 
 
 # red p15 + 3 -> pad 18 (r=17, blue 44), flight -> 30 (r=29, blue 4).
-@pytest.mark.parametrize("capture,blue_after", [
-    ("final", [44, -1, -1, -1]),
-    ("every-stop", [-1, -1, -1, -1]),  # the pad itself is checked before the flight
-])
+@pytest.mark.parametrize(
+    "capture,blue_after",
+    [
+        ("final", [44, -1, -1, -1]),
+        ("every-stop", [-1, -1, -1, -1]),  # the pad itself is checked before the flight
+    ],
+)
 def test_capture_every_stop_checks_pad_before_flight(capture, blue_after):
-    s = position({"red": [15, -1, -1, -1], "blue": [44, 4, -1, -1]},
-                 rules("classic", capture=capture))
+    s = position({"red": [15, -1, -1, -1], "blue": [44, 4, -1, -1]}, rules("classic", capture=capture))
     s, _ = play(s, 3, 0)
     assert planes_of(s) == {"red": [30, -1, -1, -1], "blue": blue_after}
 
 
 # jump-fly-jump: 15 + 3 -> 18 (blue 44) -> 30 (blue 4) -> 34 (r=33, blue 8).
-@pytest.mark.parametrize("capture,blue_after", [
-    ("final", [44, 4, -1, -1]),
-    ("every-stop", [-1, -1, -1, -1]),
-])
+@pytest.mark.parametrize(
+    "capture,blue_after",
+    [
+        ("final", [44, 4, -1, -1]),
+        ("every-stop", [-1, -1, -1, -1]),
+    ],
+)
 def test_capture_fly_then_jump(capture, blue_after):
-    s = position({"red": [15, -1, -1, -1], "blue": [44, 4, 8, -1]},
-                 rules("classic", capture=capture, chain="jump-fly-jump"))
+    s = position(
+        {"red": [15, -1, -1, -1], "blue": [44, 4, 8, -1]}, rules("classic", capture=capture, chain="jump-fly-jump")
+    )
     s, _ = play(s, 3, 0)
     assert planes_of(s) == {"red": [34, -1, -1, -1], "blue": blue_after}
 
@@ -722,8 +841,7 @@ def test_capture_fly_then_jump(capture, blue_after):
 def test_capture_every_stop_jump_fly_all_stops_in_yellow_coordinates():
     # house-like (jump-fly, every-stop) with yellow as victim and no flight capture.
     # red 10 + 4 -> 14 (r=13: yellow p=1), 18 (r=17: yellow 5), 30 (r=29: yellow 17).
-    s = position({"red": [10, -1, -1, -1], "yellow": [1, 5, 17, 53]},
-                 rules("house", flight_capture=False))
+    s = position({"red": [10, -1, -1, -1], "yellow": [1, 5, 17, 53]}, rules("house", flight_capture=False))
     s, _ = play(s, 4, 0)
     assert planes_of(s) == {"red": [30, -1, -1, -1], "yellow": H[:3] + [53]}
 
@@ -732,18 +850,20 @@ def test_capture_every_stop_jump_fly_all_stops_in_yellow_coordinates():
 def test_passed_cells_never_checked_and_nothing_blocks(capture):
     # red 10 + 5 -> 15 passes red 12 (r=11, blue 38: a blue pair) and red 13 (r=12, blue 39).
     # Ends at 15 (r=14, blue 41 would be hit; there is none).
-    s = position({"red": [10, -1, -1, -1], "blue": [38, 38, 39, -1]},
-                 rules("classic", capture=capture))
+    s = position({"red": [10, -1, -1, -1], "blue": [38, 38, 39, -1]}, rules("classic", capture=capture))
     assert 0 in moves_for(s, 5)
     s, events = play(s, 5, 0)
     assert planes_of(s) == {"red": [15, -1, -1, -1], "blue": [38, 38, 39, -1]}
     assert captures(events) == []
 
 
-@pytest.mark.parametrize("start,value,yellow", [
-    (10, 3, [0, 52, -1, -1]),   # red 13 -> r=12; a naive yellow index of p=0 or p=52 is 12
-    (9, 3, [-1, -1, -1, 0]),    # red 12 -> r=11; naive yellow hangar (13-2) is 11
-])
+@pytest.mark.parametrize(
+    "start,value,yellow",
+    [
+        (10, 3, [0, 52, -1, -1]),  # red 13 -> r=12; a naive yellow index of p=0 or p=52 is 12
+        (9, 3, [-1, -1, -1, 0]),  # red 12 -> r=11; naive yellow hangar (13-2) is 11
+    ],
+)
 def test_takeoff_lane_hangar_never_captured(start, value, yellow):
     s = position({"red": [start, -1, -1, -1], "yellow": yellow}, rules("traditional"))
     s, events = play(s, value, 0)
@@ -761,8 +881,7 @@ def test_centre_never_captured():
 
 def test_green_captures_red_across_the_wrap():
     # green 12 + 3 -> 15: r = (39 + 14) mod 52 = 1 = red p 2.  Red p=2 goes home.
-    s = position({"red": [2, 52, -1, -1], "green": [12, -1, -1, -1]}, rules("classic"),
-                 turn="green")
+    s = position({"red": [2, 52, -1, -1], "green": [12, -1, -1, -1]}, rules("classic"), turn="green")
     s, events = play(s, 3, 0)
     c = canon(s)
     assert c["planes"] == {"red": [-1, 52, -1, -1], "green": [15, -1, -1, -1]}
@@ -773,8 +892,7 @@ def test_green_captures_red_across_the_wrap():
 def test_green_on_cell_51_does_not_touch_red_lane():
     # green 10 + 3 -> 13: r = (39 + 12) mod 52 = 51.  Red never reaches r=51 on the ring
     # (red p=52 would naively map there): red's lane plane stays.
-    s = position({"red": [52, 51, -1, -1], "green": [10, -1, -1, -1]}, rules("classic"),
-                 turn="green")
+    s = position({"red": [52, 51, -1, -1], "green": [10, -1, -1, -1]}, rules("classic"), turn="green")
     s, _ = play(s, 3, 0)
     assert planes_of(s) == {"red": [52, 51, -1, -1], "green": [13, -1, -1, -1]}
 
@@ -794,8 +912,7 @@ def test_two_red_planes_on_a_cell_are_both_captured(preset):
 def test_flight_capture_true_on_crossing_cell():
     # red 15 + 3 -> pad 18 -> 30; flight crosses blue's p=53.  Blue 52/54/51 are lane cells
     # off the crossing: untouched.  (classic capture final: flight capture acts anyway.)
-    s = position({"red": [15, -1, -1, -1], "blue": [53, 52, 54, 51]},
-                 rules("classic", flight_capture=True))
+    s = position({"red": [15, -1, -1, -1], "blue": [53, 52, 54, 51]}, rules("classic", flight_capture=True))
     s, events = play(s, 3, 0)
     assert planes_of(s) == {"red": [30, -1, -1, -1], "blue": [-1, 52, 54, 51]}
     flight = captures(events, "flight")
@@ -811,41 +928,47 @@ def test_flight_capture_false_leaves_crossing_cell():
 
 def test_flight_capture_when_opposite_colour_not_playing():
     # red's opposite is blue, who does not play; yellow and green lanes are not crossed.
-    s = position({"red": [15, -1, -1, -1], "yellow": [53, -1, -1, -1], "green": [53, -1, -1, -1]},
-                 rules("traditional"))
+    s = position({"red": [15, -1, -1, -1], "yellow": [53, -1, -1, -1], "green": [53, -1, -1, -1]}, rules("traditional"))
     s, events = play(s, 3, 0)  # traditional: 18 -> 30 -> 34
-    assert planes_of(s) == {"red": [34, -1, -1, -1], "yellow": [53, -1, -1, -1],
-                            "green": [53, -1, -1, -1]}
+    assert planes_of(s) == {"red": [34, -1, -1, -1], "yellow": [53, -1, -1, -1], "green": [53, -1, -1, -1]}
     assert captures(events) == []
 
 
-@pytest.mark.parametrize("flyer,victim", [
-    ("red", "blue"), ("yellow", "green"), ("blue", "red"), ("green", "yellow"),
-])
+@pytest.mark.parametrize(
+    "flyer,victim",
+    [
+        ("red", "blue"),
+        ("yellow", "green"),
+        ("blue", "red"),
+        ("green", "yellow"),
+    ],
+)
 def test_flight_capture_opposite_seat_multiple_planes(flyer, victim):
     # seat k flies over seat k+2's p=53; two victim planes there both go home.
-    s = position({flyer: [15, -1, -1, -1], victim: [53, 53, 55, -1]},
-                 rules("classic", flight_capture=True), turn=flyer)
+    s = position({flyer: [15, -1, -1, -1], victim: [53, 53, 55, -1]}, rules("classic", flight_capture=True), turn=flyer)
     s, events = play(s, 3, 0)
     assert planes_of(s) == {flyer: [30, -1, -1, -1], victim: [-1, -1, 55, -1]}
     assert {p for e in captures(events, "flight") for p in e.planes} == {0, 1}
 
 
-@pytest.mark.parametrize("chain,red_end,blue_after", [
-    ("none", 18, [53, -1, -1, -1]),      # 14 jump 18 and stop: no flight, no flight capture
-    ("jump-fly", 30, [-1, -1, -1, -1]),  # 14 -> 18 -> flies -> crossing captured
-])
+@pytest.mark.parametrize(
+    "chain,red_end,blue_after",
+    [
+        ("none", 18, [53, -1, -1, -1]),  # 14 jump 18 and stop: no flight, no flight capture
+        ("jump-fly", 30, [-1, -1, -1, -1]),  # 14 -> 18 -> flies -> crossing captured
+    ],
+)
 def test_flight_capture_needs_a_real_flight(chain, red_end, blue_after):
-    s = position({"red": [10, -1, -1, -1], "blue": [53, -1, -1, -1]},
-                 rules("classic", chain=chain, flight_capture=True))
+    s = position(
+        {"red": [10, -1, -1, -1], "blue": [53, -1, -1, -1]}, rules("classic", chain=chain, flight_capture=True)
+    )
     s, _ = play(s, 4, 0)
     assert planes_of(s) == {"red": [red_end, -1, -1, -1], "blue": blue_after}
 
 
 def test_flight_capture_and_landing_capture_in_one_move():
     # red 15+3 -> 18 -> 30: blue 53 (flight) and blue 4 (r=29, landing) both go home.
-    s = position({"red": [15, -1, -1, -1], "blue": [53, 4, 20, -1]},
-                 rules("classic", flight_capture=True))
+    s = position({"red": [15, -1, -1, -1], "blue": [53, 4, 20, -1]}, rules("classic", flight_capture=True))
     s, events = play(s, 3, 0)
     assert planes_of(s) == {"red": [30, -1, -1, -1], "blue": [-1, -1, 20, -1]}
     assert {e.cause for e in captures(events)} == {"flight", "landing"}
@@ -926,13 +1049,16 @@ def test_stack_landing_captures_opponent():
 
 
 def test_end_first_game_over_at_once():
-    s = position({"red": [56, 56, 56, 52], "yellow": [5, -1, -1, -1], "blue": H},
-                 rules("classic"))
+    s = position({"red": [56, 56, 56, 52], "yellow": [5, -1, -1, -1], "blue": H}, rules("classic"))
     s, events = play(s, 4, 3)
     assert canon(s) == {
-        "players": ["red", "yellow", "blue"], "turn": None, "sixes": 0,
+        "players": ["red", "yellow", "blue"],
+        "turn": None,
+        "sixes": 0,
         "planes": {"red": DONE, "yellow": [5, -1, -1, -1], "blue": H},
-        "ranking": ["red"], "winner": "red", "over": True,
+        "ranking": ["red"],
+        "winner": "red",
+        "over": True,
     }
     assert any(isinstance(e, GameOver) for e in events)
 
@@ -967,8 +1093,13 @@ def test_end_ranking_play_goes_on():
 
 def test_end_ranking_finishing_with_a_six_passes_the_turn():
     # Finishing with a 6: no extra roll ("except when that player has just finished").
-    s = position({"red": [56, 56, 56, 50], "yellow": H, "blue": H, "green": H},
-                 rules("traditional"), sixes=1, last_moved=(3,), six_moved=(3,))
+    s = position(
+        {"red": [56, 56, 56, 50], "yellow": H, "blue": H, "green": H},
+        rules("traditional"),
+        sixes=1,
+        last_moved=(3,),
+        six_moved=(3,),
+    )
     s, events = play(s, 6, 3)
     c = canon(s)
     assert c["planes"]["red"] == DONE
@@ -979,8 +1110,9 @@ def test_end_ranking_finishing_with_a_six_passes_the_turn():
 
 def test_end_ranking_finished_players_are_skipped():
     # 4 players, yellow has finished: red -> blue -> green -> red (rolls of 3 are passes).
-    s = position({"red": H, "yellow": DONE, "blue": H, "green": H},
-                 rules("classic", end="ranking"), ranking=("yellow",))
+    s = position(
+        {"red": H, "yellow": DONE, "blue": H, "green": H}, rules("classic", end="ranking"), ranking=("yellow",)
+    )
     s, _ = play(s, 3, None)
     assert canon(s)["turn"] == "blue"
     s, _ = play(s, 3, None)
@@ -992,8 +1124,9 @@ def test_end_ranking_finished_players_are_skipped():
 
 def test_end_ranking_order_over_several_moves():
     # red finishes (3: 53 -> 56), then yellow (2: 54 -> 56): only blue is left.
-    s = position({"red": [56, 56, 56, 53], "yellow": [56, 56, 56, 54], "blue": [10, -1, -1, -1]},
-                 rules("classic", end="ranking"))
+    s = position(
+        {"red": [56, 56, 56, 53], "yellow": [56, 56, 56, 54], "blue": [10, -1, -1, -1]}, rules("classic", end="ranking")
+    )
     s, _ = play(s, 3, 3)
     assert canon(s)["turn"] == "yellow" and canon(s)["ranking"] == ["red"]
     s, events = play(s, 2, 3)
@@ -1004,8 +1137,9 @@ def test_end_ranking_order_over_several_moves():
 
 
 def test_end_ranking_earlier_finisher_stays_first():
-    s = position({"red": [56, 56, 56, 55], "yellow": DONE, "blue": [10, 12, -1, -1]},
-                 rules("traditional"), ranking=("yellow",))
+    s = position(
+        {"red": [56, 56, 56, 55], "yellow": DONE, "blue": [10, 12, -1, -1]}, rules("traditional"), ranking=("yellow",)
+    )
     s, _ = play(s, 1, 3)
     c = canon(s)
     assert c["over"] is True
@@ -1029,18 +1163,18 @@ def test_every_stop_jump_start_checked_takeoff_spared():
     # chain none, every-stop: red 23 + 3 -> 26 (r=25) jump -> 30 (r=29).
     # r=25: yellow p=13 (captured); blue p=0 would be r=25 naively but is the takeoff point.
     # r=29: yellow p=17 (captured), blue p=4 (captured).
-    s = position({"red": [23, -1, -1, -1], "yellow": [13, 17, -1, -1], "blue": [0, 4, -1, -1]},
-                 rules("classic", capture="every-stop"))
+    s = position(
+        {"red": [23, -1, -1, -1], "yellow": [13, 17, -1, -1], "blue": [0, 4, -1, -1]},
+        rules("classic", capture="every-stop"),
+    )
     s, _ = play(s, 3, 0)
     assert planes_of(s) == {"red": [30, -1, -1, -1], "yellow": H, "blue": [0, -1, -1, -1]}
 
 
 def test_every_stop_jump_start_not_checked_under_final():
-    s = position({"red": [23, -1, -1, -1], "yellow": [13, 17, -1, -1], "blue": [0, 4, -1, -1]},
-                 rules("classic"))
+    s = position({"red": [23, -1, -1, -1], "yellow": [13, 17, -1, -1], "blue": [0, 4, -1, -1]}, rules("classic"))
     s, _ = play(s, 3, 0)
-    assert planes_of(s) == {"red": [30, -1, -1, -1], "yellow": [13, -1, -1, -1],
-                            "blue": [0, -1, -1, -1]}
+    assert planes_of(s) == {"red": [30, -1, -1, -1], "yellow": [13, -1, -1, -1], "blue": [0, -1, -1, -1]}
 
 
 def test_flight_captures_a_whole_stack_on_the_crossing_cell():
@@ -1060,8 +1194,9 @@ def test_plane_in_centre_cannot_move():
 
 def test_three_sixes_turn_skips_finished_player():
     # ranking mode, yellow finished: red's third six ends the turn; blue plays next.
-    s = position({"red": [10, -1, -1, -1], "yellow": DONE, "blue": H},
-                 rules("classic", end="ranking"), ranking=("yellow",))
+    s = position(
+        {"red": [10, -1, -1, -1], "yellow": DONE, "blue": H}, rules("classic", end="ranking"), ranking=("yellow",)
+    )
     s, _ = run(s, (6, 0), (6, 0), (6, None))  # 10->16, 16->22 jump 26, third six
     c = canon(s)
     assert c["planes"]["red"] == H and c["turn"] == "blue" and c["sixes"] == 0
@@ -1069,7 +1204,12 @@ def test_three_sixes_turn_skips_finished_player():
 
 def test_stacking_together_three_sixes_all():
     # house + all: a stack and a lone plane; third six sends every non-centre plane home.
-    s = position({"red": [10, 10, 56, 30], "blue": H}, rules("house", three_sixes="all"),
-                 sixes=2, last_moved=(0, 1), six_moved=(0, 1))
+    s = position(
+        {"red": [10, 10, 56, 30], "blue": H},
+        rules("house", three_sixes="all"),
+        sixes=2,
+        last_moved=(0, 1),
+        six_moved=(0, 1),
+    )
     s, _ = play(s, 6, None)
     assert planes_of(s)["red"] == [-1, -1, 56, -1]

@@ -26,24 +26,27 @@ def test_overrides_change_one_option() -> None:
     assert rules.preset_name() is None
 
 
-@pytest.mark.parametrize("kwargs, words", [
-    ({"chains": "none"}, "'chains'"),
-    ({"chain": "jump-jump"}, "'jump-jump'"),
-    ({"finish": "Exact"}, "'Exact'"),
-    ({"three_sixes": None}, "three_sixes"),
-    ({"capture": "all"}, "capture"),
-    ({"stacking": "yes"}, "stacking"),
-    ({"end": "last"}, "end"),
-    ({"flight_capture": "true"}, "flight_capture"),
-    ({"flight_capture": 1}, "flight_capture"),
-    ({"launch": []}, "launch"),
-    ({"launch": [0]}, "0"),
-    ({"launch": [7]}, "7"),
-    ({"launch": [6.0]}, "6.0"),
-    ({"launch": [True]}, "True"),
-    ({"launch": "6"}, "launch"),
-    ({"extra_roll": [9]}, "extra_roll"),
-])
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        ({"chains": "none"}, "'chains'"),
+        ({"chain": "jump-jump"}, "'jump-jump'"),
+        ({"finish": "Exact"}, "'Exact'"),
+        ({"three_sixes": None}, "three_sixes"),
+        ({"capture": "all"}, "capture"),
+        ({"stacking": "yes"}, "stacking"),
+        ({"end": "last"}, "end"),
+        ({"flight_capture": "true"}, "flight_capture"),
+        ({"flight_capture": 1}, "flight_capture"),
+        ({"launch": []}, "launch"),
+        ({"launch": [0]}, "0"),
+        ({"launch": [7]}, "7"),
+        ({"launch": [6.0]}, "6.0"),
+        ({"launch": [True]}, "True"),
+        ({"launch": "6"}, "launch"),
+        ({"extra_roll": [9]}, "extra_roll"),
+    ],
+)
 def test_bad_options_name_what_is_wrong(kwargs: dict[str, object], words: str) -> None:
     with pytest.raises(RulesError, match=words.replace("(", r"\(")):
         Rules.preset("classic", **kwargs)
@@ -58,11 +61,14 @@ def test_empty_extra_roll_is_allowed() -> None:
     assert Rules.preset("classic", extra_roll=[]).extra_roll == frozenset()
 
 
-@pytest.mark.parametrize("value", [
-    "traditional",
-    {"preset": "even", "capture": "final"},
-    Rules.preset("house", chain="none").to_json(),
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "traditional",
+        {"preset": "even", "capture": "final"},
+        Rules.preset("house", chain="none").to_json(),
+    ],
+)
 def test_json_forms_round_trip(value: object) -> None:
     rules = Rules.from_json(value)
     assert Rules.from_json(rules.to_json()) == rules

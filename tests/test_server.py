@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
-
-from asgi import JSON, LocalClient
 
 from flyingchess.record import loads_record
 from flyingchess.server.app import create_app
 from flyingchess.server.limits import Limits
 from flyingchess.server.store import Store, StoreError
+
+from asgi import JSON, LocalClient
 
 HUMAN = {"kind": "human"}
 HEURISTIC = {"kind": "bot", "bot": "heuristic"}
@@ -26,7 +27,9 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
     store = Store(tmp_path / "games.sqlite3")
     seeds = iter(range(1000))
     # scripted games send far faster than a person: lift the per-connection rate limit
-    with LocalClient(create_app(store, dice=lambda: random.Random(next(seeds)), limits=Limits.unlimited())) as test_client:
+    with LocalClient(
+        create_app(store, dice=lambda: random.Random(next(seeds)), limits=Limits.unlimited())
+    ) as test_client:
         yield test_client
     store.close()
 
@@ -39,10 +42,10 @@ def limited_client(tmp_path: Path) -> Iterator[TestClient]:
     store.close()
 
 
-def new_game(client: TestClient, seats: dict[str, Any], players: list[str] | None = None,
-             rules: Any = "classic") -> dict[str, Any]:
-    response = client.post("/api/games", json={"players": players or list(seats), "seats": seats,
-                                               "rules": rules})
+def new_game(
+    client: TestClient, seats: dict[str, Any], players: list[str] | None = None, rules: Any = "classic"
+) -> dict[str, Any]:
+    response = client.post("/api/games", json={"players": players or list(seats), "seats": seats, "rules": rules})
     assert response.status_code == 200, response.text
     data: dict[str, Any] = response.json()
     return data
@@ -66,16 +69,18 @@ def test_new_game_snapshot(client: TestClient) -> None:
     assert client.get(f"/api/games/{created['id']}").json()["game"] == game
 
 
-@pytest.mark.parametrize("body, words", [
-    ({"players": ["red", "red"]}, "twice"),
-    ({"players": ["red", "blue"], "rules": "speedy"}, "speedy"),
-    ({"players": ["red", "blue"], "rules": {"preset": "classic", "chain": "x"}}, "chain"),
-    ({"players": ["red", "blue"], "seats": {"red": {"kind": "bot", "bot": "deep"}}}, "deep"),
-    ({"players": ["red", "blue"], "seats": {"red": {"kind": "alien"}}}, "kind"),
-    ({"players": ["red", "blue"], "seats": {"green": HUMAN}}, "colour"),
-])
-def test_bad_new_game_requests_are_typed_errors(client: TestClient, body: dict[str, Any],
-                                               words: str) -> None:
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        ({"players": ["red", "red"]}, "twice"),
+        ({"players": ["red", "blue"], "rules": "speedy"}, "speedy"),
+        ({"players": ["red", "blue"], "rules": {"preset": "classic", "chain": "x"}}, "chain"),
+        ({"players": ["red", "blue"], "seats": {"red": {"kind": "bot", "bot": "deep"}}}, "deep"),
+        ({"players": ["red", "blue"], "seats": {"red": {"kind": "alien"}}}, "kind"),
+        ({"players": ["red", "blue"], "seats": {"green": HUMAN}}, "colour"),
+    ],
+)
+def test_bad_new_game_requests_are_typed_errors(client: TestClient, body: dict[str, Any], words: str) -> None:
     response = client.post("/api/games", json=body)
     assert response.status_code == 400
     error = response.json()["error"]
@@ -86,8 +91,7 @@ def test_bad_new_game_requests_are_typed_errors(client: TestClient, body: dict[s
 
 
 def test_unknown_games_are_404(client: TestClient) -> None:
-    for path in ["/api/games/nope", "/api/games/nope/record", "/api/games/nope/replay",
-                 "/api/games/../../etc"]:
+    for path in ["/api/games/nope", "/api/games/nope/record", "/api/games/nope/replay", "/api/games/../../etc"]:
         response = client.get(path)
         assert response.status_code == 404
     assert client.get("/api/games/nope").json()["error"]["code"] == "unknown-game"
@@ -116,15 +120,15 @@ def test_human_game_over_the_websocket_is_stored_action_by_action(client: TestCl
     with client.websocket_connect(f"/ws/{created['id']}") as socket:
         first = socket.receive_json()
         assert first["type"] == "snapshot"
-        assert {k: v for k, v in first["game"].items() if k != "seats"} == \
-            {k: v for k, v in created["game"].items() if k != "seats"}
+        assert {k: v for k, v in first["game"].items() if k != "seats"} == {
+            k: v for k, v in created["game"].items() if k != "seats"
+        }
         assert first["game"]["seats"]["red"]["connected"] is True  # this page plays both seats
         snapshot = play_humans(socket, first["game"], 40)
     record = loads_record(client.get(f"/api/games/{created['id']}/record").text)
     assert len(record.actions) == snapshot["actions"] > 0
     final = record.final_state()
-    assert json.loads(json.dumps(snapshot["state"])) == __import__(
-        "flyingchess").canonical_state(final)
+    assert json.loads(json.dumps(snapshot["state"])) == __import__("flyingchess").canonical_state(final)
     replay = client.get(f"/api/games/{created['id']}/replay").json()
     assert len(replay["steps"]) == snapshot["actions"]
     assert replay["steps"][-1]["state"] == snapshot["state"]
@@ -199,8 +203,9 @@ def test_malformed_and_illegal_messages_get_typed_errors_and_change_nothing(clie
 
 
 def test_bots_play_a_whole_game_while_watched(client: TestClient) -> None:
-    created = new_game(client, {"red": HEURISTIC, "yellow": {"kind": "bot", "bot": "random"},
-                                "blue": HEURISTIC, "green": HEURISTIC})
+    created = new_game(
+        client, {"red": HEURISTIC, "yellow": {"kind": "bot", "bot": "random"}, "blue": HEURISTIC, "green": HEURISTIC}
+    )
     with client.websocket_connect(f"/ws/{created['id']}") as socket:
         socket.receive_json()
         socket.send_json({"type": "speed", "speed": "instant"})
@@ -237,21 +242,29 @@ def test_import_record_then_rematch_and_delete(client: TestClient) -> None:
     assert game["rules_name"] == "house"
     rematch = client.post(f"/api/games/{imported['id']}/rematch", json={}).json()
     assert rematch["game"]["actions"] == 0
-    assert {c: s["kind"] for c, s in rematch["game"]["seats"].items()} == \
-        {c: s["kind"] for c, s in game["seats"].items()}
+    assert {c: s["kind"] for c, s in rematch["game"]["seats"].items()} == {
+        c: s["kind"] for c, s in game["seats"].items()
+    }
     ids = [g["id"] for g in client.get("/api/games").json()["games"]]
     assert set(ids) == {imported["id"], rematch["id"]}
     assert client.delete(f"/api/games/{rematch['id']}").json() == {"deleted": True}
     assert client.get(f"/api/games/{rematch['id']}").status_code == 404
 
 
-@pytest.mark.parametrize("content, words", [
-    (b"not json at all", "not a JSON game record"),
-    (json.dumps({"format": "chess/1"}).encode(), "format"),
-    (json.dumps({"format": "flyingchess/1", "players": ["red", "blue"],
-                 "actions": [{"roll": 3, "plane": 0}]}).encode(), "action 0"),
-    (json.dumps([1, 2, 3]).encode(), "object"),
-])
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        (b"not json at all", "not a JSON game record"),
+        (json.dumps({"format": "chess/1"}).encode(), "format"),
+        (
+            json.dumps(
+                {"format": "flyingchess/1", "players": ["red", "blue"], "actions": [{"roll": 3, "plane": 0}]}
+            ).encode(),
+            "action 0",
+        ),
+        (json.dumps([1, 2, 3]).encode(), "object"),
+    ],
+)
 def test_corrupt_or_foreign_records_are_refused(client: TestClient, content: bytes, words: str) -> None:
     response = client.post("/api/records", content=content, headers=JSON)
     assert response.status_code == 400
@@ -270,9 +283,12 @@ def test_a_database_that_cannot_be_opened_is_a_clear_error(tmp_path: Path) -> No
 def test_a_foreign_origin_is_refused_and_the_own_origin_accepted(client: TestClient) -> None:
     created = new_game(client, {"red": HUMAN, "blue": HUMAN})
     from starlette.websockets import WebSocketDisconnect
-    with pytest.raises(WebSocketDisconnect):
-        with client.websocket_connect(f"/ws/{created['id']}", headers={"origin": "http://evil.example"}):
-            pass
+
+    with (
+        pytest.raises(WebSocketDisconnect),
+        client.websocket_connect(f"/ws/{created['id']}", headers={"origin": "http://evil.example"}),
+    ):
+        pass
     with client.websocket_connect(f"/ws/{created['id']}", headers={"origin": "http://localhost"}) as socket:
         assert socket.receive_json()["type"] == "snapshot"
 
@@ -281,6 +297,7 @@ def test_flooding_is_rate_limited_then_cut_off(limited_client: TestClient) -> No
     client = limited_client
     created = new_game(client, {"red": HUMAN, "blue": HUMAN})
     from starlette.websockets import WebSocketDisconnect
+
     with client.websocket_connect(f"/ws/{created['id']}") as socket:
         socket.receive_json()
         for _ in range(100):
@@ -300,6 +317,7 @@ def test_flooding_is_rate_limited_then_cut_off(limited_client: TestClient) -> No
 
 def test_rate_limit_refills_over_time() -> None:
     from flyingchess.server.limits import TokenBucket
+
     limit = TokenBucket(now=0.0, rate=10, burst=2)
     assert limit.allow(0.0) and limit.allow(0.0) and not limit.allow(0.0)
     assert limit.wait() == pytest.approx(0.1)

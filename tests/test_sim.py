@@ -12,7 +12,13 @@ import pytest
 
 from flyingchess import Rules, setup_position
 from flyingchess.sim import (
-    GameResult, bradley_terry, finishing_places, lineup_for, run_games, summarise, wilson_interval,
+    GameResult,
+    bradley_terry,
+    finishing_places,
+    lineup_for,
+    run_games,
+    summarise,
+    wilson_interval,
 )
 
 
@@ -32,15 +38,21 @@ def test_seats_rotate_so_every_bot_sits_everywhere() -> None:
 
 
 def test_finishing_places_rank_unfinished_players_by_progress() -> None:
-    state = setup_position({"red": [56] * 4, "yellow": [10, 10, -1, -1], "blue": [30, 0, -1, -1],
-                            "green": [20, 0, -1, -1]}, ranking=["red"], turn="yellow")
+    state = setup_position(
+        {"red": [56] * 4, "yellow": [10, 10, -1, -1], "blue": [30, 0, -1, -1], "green": [20, 0, -1, -1]},
+        ranking=["red"],
+        turn="yellow",
+    )
     # yellow 10+10-1-1 = 18, blue 30+0-1-1 = 28, green 20+0-1-1 = 18: yellow and green tie
     assert finishing_places(state) == (1.0, 3.5, 2.0, 3.5)
 
 
 def test_summary_of_known_results() -> None:
-    results = [GameResult(0, ("x", "y"), (1.0, 2.0), 100), GameResult(1, ("y", "x"), (1.0, 2.0), 50),
-               GameResult(2, ("x", "y"), (1.0, 2.0), 30)]
+    results = [
+        GameResult(0, ("x", "y"), (1.0, 2.0), 100),
+        GameResult(1, ("y", "x"), (1.0, 2.0), 50),
+        GameResult(2, ("x", "y"), (1.0, 2.0), 30),
+    ]
     data = summarise(results).to_json()
     assert data["games"] == 3
     assert data["bots"]["x"]["wins"] == 2 and data["bots"]["y"]["wins"] == 1
@@ -74,14 +86,23 @@ def test_unknown_bot_is_refused() -> None:
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "flyingchess", *args], capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run([sys.executable, "-m", "flyingchess", *args], capture_output=True, text=True, timeout=300)
 
 
 def test_simulate_cli_json_and_plot(tmp_path: Path) -> None:
     plot = tmp_path / "rates.png"
-    result = run("simulate", "--bots", "heuristic,random,random,random", "--games", "40", "--jobs", "2",
-                 "--json", "--plot", str(plot))
+    result = run(
+        "simulate",
+        "--bots",
+        "heuristic,random,random,random",
+        "--games",
+        "40",
+        "--jobs",
+        "2",
+        "--json",
+        "--plot",
+        str(plot),
+    )
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout.splitlines()[0])
     assert data["games"] == 40 and set(data["bots"]) == {"heuristic", "random"}
@@ -90,15 +111,17 @@ def test_simulate_cli_json_and_plot(tmp_path: Path) -> None:
         assert stats["ci95"][0] <= stats["win_rate"] <= stats["ci95"][1]
     assert data["games_per_second"] > 0
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    again = run("simulate", "--bots", "heuristic,random,random,random", "--games", "40", "--jobs", "1",
-                "--json")
+    again = run("simulate", "--bots", "heuristic,random,random,random", "--games", "40", "--jobs", "1", "--json")
     assert json.loads(again.stdout)["bots"] == data["bots"]
 
 
 def test_simulate_and_tournament_reject_bad_arguments() -> None:
-    for args in (["simulate", "--bots", "heuristic"], ["simulate", "--bots", "heuristic,ghost"],
-                 ["simulate", "--bots", "random,random", "--rules", "nope"],
-                 ["tournament", "--bots", "random"]):
+    for args in (
+        ["simulate", "--bots", "heuristic"],
+        ["simulate", "--bots", "heuristic,ghost"],
+        ["simulate", "--bots", "random,random", "--rules", "nope"],
+        ["tournament", "--bots", "random"],
+    ):
         result = run(*args)
         assert result.returncode == 2 and len(result.stderr.splitlines()) == 1, result.stderr
 

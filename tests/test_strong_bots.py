@@ -52,14 +52,23 @@ def option_variants() -> list[Rules]:
     variants = []
     for option, values in CHOICES.items():
         variants += [Rules.preset("classic", **{option: value}) for value in values]
-    variants += [Rules.preset("classic", flight_capture=True), Rules.preset("classic", launch=[1, 3, 5]),
-                 Rules.preset("classic", extra_roll=[]), Rules.preset("classic", extra_roll=[1, 6])]
+    variants += [
+        Rules.preset("classic", flight_capture=True),
+        Rules.preset("classic", launch=[1, 3, 5]),
+        Rules.preset("classic", extra_roll=[]),
+        Rules.preset("classic", extra_roll=[1, 6]),
+    ]
     rng = random.Random(3)
     for _ in range(8):
-        variants.append(Rules.preset(
-            "classic", launch=rng.sample(range(1, 7), rng.randint(1, 3)),
-            extra_roll=rng.sample(range(1, 7), rng.randint(0, 2)), flight_capture=rng.random() < 0.5,
-            **{option: rng.choice(values) for option, values in CHOICES.items()}))
+        variants.append(
+            Rules.preset(
+                "classic",
+                launch=rng.sample(range(1, 7), rng.randint(1, 3)),
+                extra_roll=rng.sample(range(1, 7), rng.randint(0, 2)),
+                flight_capture=rng.random() < 0.5,
+                **{option: rng.choice(values) for option, values in CHOICES.items()},
+            )
+        )
     return variants
 
 
@@ -107,8 +116,7 @@ def test_capture_chance_follows_flights_and_capture_options() -> None:
     evaluator = Evaluator()
     # red 15 + 3 lands on the pad and flies: the flight line crosses blue's 53.
     planes = {"red": [15, -1, -1, -1], "blue": [53, -1, -1, -1]}
-    assert evaluator.capture_chances(setup_position(planes, Rules.preset("traditional")))[1][0] == \
-        pytest.approx(0.2)
+    assert evaluator.capture_chances(setup_position(planes, Rules.preset("traditional")))[1][0] == pytest.approx(0.2)
     assert evaluator.capture_chances(setup_position(planes, Rules.preset("classic")))[1][0] == 0
     # red 2 + 4 = 6 (the cell of blue 32) jumps to 10 (the cell of blue 36); with
     # capture final only the end counts, with every-stop the cell 6 (blue 32) does as well.

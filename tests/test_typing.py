@@ -9,6 +9,5 @@ from pathlib import Path
 
 def test_mypy_strict_is_clean() -> None:
     root = Path(__file__).resolve().parent.parent
-    result = subprocess.run([sys.executable, "-m", "mypy"], cwd=root, capture_output=True, text=True,
-                            timeout=600)
+    result = subprocess.run([sys.executable, "-m", "mypy"], cwd=root, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr

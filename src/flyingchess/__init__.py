@@ -7,8 +7,16 @@ and `apply` the decision step. Records (docs/records.md) live in `flyingchess.re
 from .board import COLOURS
 from .events import Event
 from .game import (
-    GameSetupError, IllegalMoveError, State, apply, apply_unchecked, legal_moves, new_game, play,
-    roll, setup_position,
+    GameSetupError,
+    IllegalMoveError,
+    State,
+    apply,
+    apply_unchecked,
+    legal_moves,
+    new_game,
+    play,
+    roll,
+    setup_position,
 )
 from .record import Record, RecordError, canonical_state, loads_record
 from .rules import PRESETS, Rules, RulesError
@@ -16,7 +24,23 @@ from .rules import PRESETS, Rules, RulesError
 __version__ = "0.1.0"
 
 __all__ = [
-    "COLOURS", "PRESETS", "Event", "GameSetupError", "IllegalMoveError", "Record", "RecordError",
-    "Rules", "RulesError", "State", "apply", "apply_unchecked", "canonical_state", "legal_moves",
-    "loads_record", "new_game", "play", "roll", "setup_position",
+    "COLOURS",
+    "PRESETS",
+    "Event",
+    "GameSetupError",
+    "IllegalMoveError",
+    "Record",
+    "RecordError",
+    "Rules",
+    "RulesError",
+    "State",
+    "apply",
+    "apply_unchecked",
+    "canonical_state",
+    "legal_moves",
+    "loads_record",
+    "new_game",
+    "play",
+    "roll",
+    "setup_position",
 ]

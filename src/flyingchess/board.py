@@ -70,8 +70,7 @@ def opposite_seat(seat: int) -> int:
 
 
 RING_INDEX: Final = tuple(
-    tuple(ring_index(seat, p) if is_on_ring(p) else -1 for p in range(CENTRE + 1))
-    for seat in range(len(COLOURS))
+    tuple(ring_index(seat, p) if is_on_ring(p) else -1 for p in range(CENTRE + 1)) for seat in range(len(COLOURS))
 )
 """RING_INDEX[seat][progress]: the ring cell, or -1 off the ring (hot-path table)."""
 

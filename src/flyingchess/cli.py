@@ -7,18 +7,20 @@ no traceback reaches the terminal (docs/records.md's command-line contract).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
 import random
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, NoReturn, Sequence, TextIO
+from typing import Any, NoReturn, TextIO
 
 from . import __version__
 from .bots import BOTS, bot_listing, bot_names, make_bot, seat_chooser
-from .events import Event
+from .events import Event, Rolled
 from .game import GameSetupError, Turn, new_game, play_out, random_playout, roll
 from .record import ActionError, Record, RecordError, canonical_state, loads_record
 from .rules import PRESETS, Rules, RulesError
@@ -86,10 +88,8 @@ def _check_writable(path: str, option: str) -> None:
     except OSError as error:
         raise CommandError(f"{option}: cannot write {path}: {error.strerror}") from None
     if not existed:
-        try:
+        with contextlib.suppress(OSError):
             target.unlink()
-        except OSError:
-            pass
 
 
 def command_replay(args: argparse.Namespace) -> int:
@@ -160,12 +160,13 @@ def command_demo(args: argparse.Namespace) -> int:
         state = new_game(_players(args.players, len(bots) if len(bots) > 1 else 4), rules)
     except GameSetupError as error:
         raise CommandError(f"--players: {error}") from None
-    seats = {colour: make_bot(bots[i % len(bots)], args.seed + i)
-             for i, colour in enumerate(state.players)}
+    seats = {colour: make_bot(bots[i % len(bots)], args.seed + i) for i, colour in enumerate(state.players)}
     dice = random.Random(args.seed)
     paint = _painter(sys.stdout)
-    print(f"flyingchess demo: {', '.join(f'{c} ({bots[i % len(bots)]})' for i, c in enumerate(state.players))}"
-          f"; rules: {rules.describe()}")
+    print(
+        f"flyingchess demo: {', '.join(f'{c} ({bots[i % len(bots)]})' for i, c in enumerate(state.players))}"
+        f"; rules: {rules.describe()}"
+    )
     record = Record.for_game(rules, state.players, seed=args.seed)
 
     def show(turn: Turn) -> None:
@@ -173,6 +174,7 @@ def command_demo(args: argparse.Namespace) -> int:
         _print_events(turn.events, paint, verbose=args.verbose)
         if args.delay:
             time.sleep(args.delay)
+
     state, rolls = play_out(state, seat_chooser(seats), lambda: dice.randint(1, 6), checked=True, watch=show)
     print(f"{rolls} rolls. Final ranking: {', '.join(state.ranking)}")
     if args.save:
@@ -197,8 +199,8 @@ def _print_events(events: Sequence[Event], paint: Callable[[str, str], str], ver
     parts: list[str] = []
     colour = ""
     for event in events:
-        if event.kind == "roll":
-            colour = getattr(event, "colour")
+        if isinstance(event, Rolled):
+            colour = event.colour
         if event.kind == "step" and not verbose:
             continue
         parts.append(event.describe())
@@ -220,16 +222,22 @@ def command_bench(args: argparse.Namespace) -> int:
         rolls += count
     seconds = time.perf_counter() - began
     figures = {
-        "games": args.games, "players": args.players, "rules": rules.describe(),
-        "seconds": round(seconds, 3), "games_per_second": round(args.games / seconds, 1),
-        "rolls_per_second": round(rolls / seconds), "rolls_per_game": round(rolls / args.games, 1),
+        "games": args.games,
+        "players": args.players,
+        "rules": rules.describe(),
+        "seconds": round(seconds, 3),
+        "games_per_second": round(args.games / seconds, 1),
+        "rolls_per_second": round(rolls / seconds),
+        "rolls_per_game": round(rolls / args.games, 1),
     }
     if args.json:
         _print_json(figures, sys.stdout)
     else:
-        print(f"{args.games} random {args.players}-player {figures['rules']} games in {seconds:.2f} s "
-              f"on one core: {figures['games_per_second']} games/s, "
-              f"{figures['rolls_per_second']} rolls/s ({figures['rolls_per_game']} rolls a game)")
+        print(
+            f"{args.games} random {args.players}-player {figures['rules']} games in {seconds:.2f} s "
+            f"on one core: {figures['games_per_second']} games/s, "
+            f"{figures['rolls_per_second']} rolls/s ({figures['rolls_per_game']} rolls a game)"
+        )
     return 0
 
 
@@ -258,32 +266,43 @@ def command_play(args: argparse.Namespace) -> int:
         from .server.run import ServeOptions, serve
     except ImportError as error:
         raise CommandError(
-            f"the web app needs its extra packages ({error.name} is missing): "
-            "pip install 'flyingchess[web]'") from None
+            f"the web app needs its extra packages ({error.name} is missing): pip install 'flyingchess[web]'"
+        ) from None
     if not 0 <= args.port <= 65535:
         raise CommandError(f"--port {args.port} is not a port number")
     serving = args.command == "serve"
     lan = getattr(args, "lan", False)
-    return serve(ServeOptions(
-        host="0.0.0.0" if lan else args.host, port=args.port, data=args.data,
-        open_browser=not args.no_browser,
-        # `serve` always asks pages for tokens, even on loopback: behind a reverse proxy every
-        # visitor arrives from 127.0.0.1, and none of them may become every game's host
-        network=serving or lan,
-        allowed_hosts=list(args.allowed_host or []), public_url=args.public_url,
-        trusted_proxies=list(getattr(args, "trusted_proxy", None) or [])))
+    return serve(
+        ServeOptions(
+            host="0.0.0.0" if lan else args.host,
+            port=args.port,
+            data=args.data,
+            open_browser=not args.no_browser,
+            # `serve` always asks pages for tokens, even on loopback: behind a reverse proxy every
+            # visitor arrives from 127.0.0.1, and none of them may become every game's host
+            network=serving or lan,
+            allowed_hosts=list(args.allowed_host or []),
+            public_url=args.public_url,
+            trusted_proxies=list(getattr(args, "trusted_proxy", None) or []),
+        )
+    )
 
 
 def _progress(total: int, label: str) -> Any:
     """A rich progress bar with games per second and time left (plain text without rich)."""
     try:
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                   TimeRemainingColumn)
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
     except ImportError:
         return None
-    progress = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("{task.fields[rate]} games/s"), TimeRemainingColumn(),
-                        transient=True, stderr=True)  # type: ignore[call-arg]
+    progress = Progress(
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]} games/s"),
+        TimeRemainingColumn(),
+        transient=True,
+        stderr=True,
+    )  # type: ignore[call-arg]
     return progress
 
 
@@ -327,6 +346,7 @@ def command_simulate(args: argparse.Namespace) -> int:
                 done = progress.tasks[0].completed + 1
                 rate = done / max(time.perf_counter() - began, 1e-9)
                 progress.update(task, advance=1, rate=f"{rate:,.0f}")
+
             summary = summarise(results, advance)
     else:
         summary = summarise(results)
@@ -338,12 +358,23 @@ def command_simulate(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(data, sys.stdout)
     else:
-        _print_table(f"{summary.games} games, {len(bots)} players, rules {rules.describe()}, seed {args.seed}"
-                     f" ({data['games_per_second']} games/s on {jobs} process{'es' if jobs > 1 else ''})",
-                     ["bot", "games", "wins", "win rate", "95% interval", "mean place", "mean rolls"],
-                     [[name, str(s["games"]), str(s["wins"]), f"{s['win_rate']:.1%}",
-                       f"{s['ci95'][0]:.1%}-{s['ci95'][1]:.1%}", f"{s['mean_place']:.2f}",
-                       f"{s['mean_rolls']:.0f}"] for name, s in data["bots"].items()])
+        _print_table(
+            f"{summary.games} games, {len(bots)} players, rules {rules.describe()}, seed {args.seed}"
+            f" ({data['games_per_second']} games/s on {jobs} process{'es' if jobs > 1 else ''})",
+            ["bot", "games", "wins", "win rate", "95% interval", "mean place", "mean rolls"],
+            [
+                [
+                    name,
+                    str(s["games"]),
+                    str(s["wins"]),
+                    f"{s['win_rate']:.1%}",
+                    f"{s['ci95'][0]:.1%}-{s['ci95'][1]:.1%}",
+                    f"{s['mean_place']:.2f}",
+                    f"{s['mean_rolls']:.0f}",
+                ]
+                for name, s in data["bots"].items()
+            ],
+        )
     if args.plot:
         _plot_win_rates(data, args.plot, len(bots))
     return 0
@@ -370,6 +401,7 @@ def _print_table(title: str, header: list[str], rows: list[list[str]]) -> None:
 def _import_pyplot() -> Any:
     try:
         import matplotlib
+
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
@@ -419,10 +451,12 @@ def command_tournament(args: argparse.Namespace) -> int:
     jobs = _jobs(args.jobs)
     outcomes: dict[tuple[str, str], list[int]] = {}
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
+        for b in names[i + 1 :]:
             seed = args.seed * 1000 + len(outcomes)
-            outcomes[(a, b)] = [int(result.places[result.lineup.index(a)] == 1.0)
-                                for result in run_games(rules, [a, b], args.games, seed, jobs)]
+            outcomes[(a, b)] = [
+                int(result.places[result.lineup.index(a)] == 1.0)
+                for result in run_games(rules, [a, b], args.games, seed, jobs)
+            ]
     rng = random.Random(args.seed)
 
     def tally(samples: dict[tuple[str, str], list[int]]) -> dict[tuple[str, str], int]:
@@ -433,9 +467,14 @@ def command_tournament(args: argparse.Namespace) -> int:
         return wins
 
     ratings = bradley_terry(tally(outcomes), names)
-    boots = [bradley_terry(tally({pair: rng.choices(results, k=len(results))
-                                  for pair, results in outcomes.items()}), names, iterations=100)
-             for _ in range(args.bootstrap)]
+    boots = [
+        bradley_terry(
+            tally({pair: rng.choices(results, k=len(results)) for pair, results in outcomes.items()}),
+            names,
+            iterations=100,
+        )
+        for _ in range(args.bootstrap)
+    ]
     rows = []
     listing = []
     for name in sorted(names, key=lambda n: -ratings[n]):
@@ -443,28 +482,43 @@ def command_tournament(args: argparse.Namespace) -> int:
         low = samples[int(0.025 * len(samples))] if samples else ratings[name]
         high = samples[min(len(samples) - 1, int(0.975 * len(samples)))] if samples else ratings[name]
         games = sum(len(r) for pair, r in outcomes.items() if name in pair)
-        wins = sum(sum(r) if pair[0] == name else len(r) - sum(r)
-                   for pair, r in outcomes.items() if name in pair)
-        listing.append({"bot": name, "rating": round(ratings[name], 1), "ci95": [round(low, 1), round(high, 1)],
-                        "games": games, "wins": wins})
-        rows.append([name, str(games), f"{wins / games:.1%}", f"{ratings[name]:+.0f}",
-                     f"{low:+.0f} .. {high:+.0f}"])
+        wins = sum(sum(r) if pair[0] == name else len(r) - sum(r) for pair, r in outcomes.items() if name in pair)
+        listing.append(
+            {
+                "bot": name,
+                "rating": round(ratings[name], 1),
+                "ci95": [round(low, 1), round(high, 1)],
+                "games": games,
+                "wins": wins,
+            }
+        )
+        rows.append([name, str(games), f"{wins / games:.1%}", f"{ratings[name]:+.0f}", f"{low:+.0f} .. {high:+.0f}"])
     if args.json:
         _print_json({"rules": rules.describe(), "games_per_pair": args.games, "ratings": listing}, sys.stdout)
     else:
-        _print_table(f"Round robin, 2 players, {args.games} games a pair, rules {rules.describe()}"
-                     " (Bradley-Terry ratings on the Elo scale)",
-                     ["bot", "games", "win rate", "rating", "rating interval"], rows)
+        _print_table(
+            f"Round robin, 2 players, {args.games} games a pair, rules {rules.describe()}"
+            " (Bradley-Terry ratings on the Elo scale)",
+            ["bot", "games", "win rate", "rating", "rating interval"],
+            rows,
+        )
     return 0
 
 
 def _host_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--allowed-host", action="append", metavar="NAME",
-                        help="a host name the server answers to besides its own addresses"
-                             " (repeatable; *.example.org allows subdomains)")
-    parser.add_argument("--public-url", metavar="URL",
-                        help="the address players reach the server at (e.g. behind a proxy):"
-                             " used in invite links and QR codes, and allowed as a host name")
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        metavar="NAME",
+        help="a host name the server answers to besides its own addresses"
+        " (repeatable; *.example.org allows subdomains)",
+    )
+    parser.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="the address players reach the server at (e.g. behind a proxy):"
+        " used in invite links and QR codes, and allowed as a host name",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -475,30 +529,39 @@ def build_parser() -> argparse.ArgumentParser:
     play = commands.add_parser("play", help="play in the browser (starts a local server)")
     play.add_argument("--port", type=int, default=0, help="port to listen on (default: a free one)")
     play.add_argument("--host", default="127.0.0.1", help=argparse.SUPPRESS)
-    play.add_argument("--lan", action="store_true",
-                      help="listen on every network interface so phones on your Wi-Fi can join")
+    play.add_argument(
+        "--lan", action="store_true", help="listen on every network interface so phones on your Wi-Fi can join"
+    )
     play.add_argument("--no-browser", action="store_true", help="do not open a browser")
-    play.add_argument("--data", type=Path, default=None,
-                      help="folder for the games database (default: your user data folder)")
+    play.add_argument(
+        "--data", type=Path, default=None, help="folder for the games database (default: your user data folder)"
+    )
     _host_options(play)
     play.set_defaults(handler=command_play)
 
     serve_parser = commands.add_parser("serve", help="run the game server for a network (no browser)")
     serve_parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all)")
     serve_parser.add_argument("--port", type=int, default=8000)
-    serve_parser.add_argument("--data", type=Path, default=None,
-                              help="folder for the games database (default: your user data folder)")
+    serve_parser.add_argument(
+        "--data", type=Path, default=None, help="folder for the games database (default: your user data folder)"
+    )
     _host_options(serve_parser)
-    serve_parser.add_argument("--trusted-proxy", action="append", metavar="ADDRESS",
-                              help="a reverse proxy's address whose X-Forwarded-For and"
-                                   " X-Forwarded-Proto headers are believed (repeatable)")
+    serve_parser.add_argument(
+        "--trusted-proxy",
+        action="append",
+        metavar="ADDRESS",
+        help="a reverse proxy's address whose X-Forwarded-For and X-Forwarded-Proto headers are believed (repeatable)",
+    )
     serve_parser.add_argument("--network", action="store_true", help=argparse.SUPPRESS)
     # --network: kept for old scripts; `serve` always asks pages for seat tokens
     serve_parser.set_defaults(handler=command_play, no_browser=True)
 
     demo = commands.add_parser("demo", help="watch bots play a full game in the terminal")
-    demo.add_argument("--bots", default="heuristic,random,heuristic,random",
-                      help="comma-separated bot names, one per seat (default: %(default)s)")
+    demo.add_argument(
+        "--bots",
+        default="heuristic,random,heuristic,random",
+        help="comma-separated bot names, one per seat (default: %(default)s)",
+    )
     demo.add_argument("--players", help="comma-separated colours in turn order (default: by count)")
     demo.add_argument("--rules", default="classic", help="preset name or rules JSON (default: classic)")
     demo.add_argument("--seed", type=int, default=1)
@@ -543,8 +606,9 @@ def build_parser() -> argparse.ArgumentParser:
     tournament.add_argument("--rules", default="classic")
     tournament.add_argument("--seed", type=int, default=0)
     tournament.add_argument("--jobs", type=int, default=None, help="processes, 1 or more (default: all cores)")
-    tournament.add_argument("--bootstrap", type=int, default=200,
-                            help="resamples for the intervals; 0 for none (default: %(default)s)")
+    tournament.add_argument(
+        "--bootstrap", type=int, default=200, help="resamples for the intervals; 0 for none (default: %(default)s)"
+    )
     tournament.add_argument("--json", action="store_true")
     tournament.set_defaults(handler=command_tournament)
 

@@ -92,8 +92,7 @@ def compute_path(rules: Rules, progress: int, roll: int) -> Path | None:
     if not every_stop and board.is_on_ring(position):
         effects.append(("check", position, 0))
     has_checks = any(kind == "check" for kind, _, _ in effects)
-    return Path(position, tuple(range(progress + 1, target + 1)), False, tuple(effects),
-                flew, jumped, has_checks)
+    return Path(position, tuple(range(progress + 1, target + 1)), False, tuple(effects), flew, jumped, has_checks)
 
 
 def _may_fly(chain: str, jumped: bool) -> bool:
@@ -130,8 +129,16 @@ class MoveTable:
     (None where the move is illegal), `movable[roll]` (the progress values that may move
     with it), and the options the hot path asks about."""
 
-    __slots__ = ("rules", "paths", "movable", "together", "three_sixes", "extra_roll", "end_first",
-                 "_expected_rolls")
+    __slots__ = (
+        "_expected_rolls",
+        "end_first",
+        "extra_roll",
+        "movable",
+        "paths",
+        "rules",
+        "three_sixes",
+        "together",
+    )
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
@@ -140,8 +147,7 @@ class MoveTable:
             for progress in range(HANGAR, CENTRE + 1)
         )
         self.movable: tuple[frozenset[int], ...] = tuple(
-            frozenset(p for p in range(HANGAR, CENTRE + 1) if self.paths[p + 1][roll] is not None)
-            for roll in range(7)
+            frozenset(p for p in range(HANGAR, CENTRE + 1) if self.paths[p + 1][roll] is not None) for roll in range(7)
         )
         self.together = rules.stacking == "together"
         """Own planes on one cell move as one stack."""
@@ -219,8 +225,17 @@ class CompiledGame:
     - `punished[last_moved | six_moved << 4]`: the plane bits a third six sends home,
       before planes in the hangar or the centre are spared (0 when the rule is off)."""
 
-    __slots__ = ("rules", "players", "table", "effects", "captures", "hit_faces", "next_player",
-                 "last_player", "punished")
+    __slots__ = (
+        "captures",
+        "effects",
+        "hit_faces",
+        "last_player",
+        "next_player",
+        "players",
+        "punished",
+        "rules",
+        "table",
+    )
 
     chance_outcomes: Final = CHANCE_OUTCOMES
     """The die's faces and their probabilities."""
@@ -234,10 +249,13 @@ class CompiledGame:
         effects = []
         for turn, seat in enumerate(seats):
             landing = [
-                tuple(Capture(other, SAME_CELL[seat][seats[other]][p], "landing")
-                      for other in range(count)
-                      if other != turn and SAME_CELL[seat][seats[other]][p] != -1)
-                for p in range(CENTRE + 1)]
+                tuple(
+                    Capture(other, SAME_CELL[seat][seats[other]][p], "landing")
+                    for other in range(count)
+                    if other != turn and SAME_CELL[seat][seats[other]][p] != -1
+                )
+                for p in range(CENTRE + 1)
+            ]
             opposite = COLOURS[board.opposite_seat(seat)]
             flight: tuple[Capture, ...] = ()
             if rules.flight_capture and opposite in players:
@@ -247,17 +265,26 @@ class CompiledGame:
                 row: list[tuple[Effect, ...]] = [NO_EFFECTS]
                 for face in FACES:
                     path = self.table.paths[progress + 1][face]
-                    row.append(NO_EFFECTS if path is None else tuple(
-                        Effect(kind, first, second,
-                               landing[first] if kind == "check" else flight if kind == "fly" else ())
-                        for kind, first, second in path.effects))
+                    row.append(
+                        NO_EFFECTS
+                        if path is None
+                        else tuple(
+                            Effect(
+                                kind,
+                                first,
+                                second,
+                                landing[first] if kind == "check" else flight if kind == "fly" else (),
+                            )
+                            for kind, first, second in path.effects
+                        )
+                    )
                 rows.append(tuple(row))
             effects.append(tuple(rows))
         self.effects: tuple[tuple[tuple[tuple[Effect, ...], ...], ...], ...] = tuple(effects)
         self.captures: tuple[tuple[tuple[tuple[Capture, ...], ...], ...], ...] = tuple(
-            tuple(tuple(tuple(c for effect in move for c in effect.captures) for move in row)
-                  for row in rows)
-            for rows in self.effects)
+            tuple(tuple(tuple(c for effect in move for c in effect.captures) for move in row) for row in rows)
+            for rows in self.effects
+        )
         hit_faces = []
         for by_start in self.captures:
             per_start = []
@@ -270,22 +297,35 @@ class CompiledGame:
             hit_faces.append(tuple(per_start))
         self.hit_faces: tuple[tuple[tuple[tuple[tuple[int, int], int], ...], ...], ...] = tuple(hit_faces)
         self.next_player: tuple[tuple[int, ...], ...] = tuple(
-            tuple(next((other for other in ((turn + step) % count for step in range(1, count + 1))
-                        if not finished >> other & 1), turn) for finished in range(1 << count))
-            for turn in range(count))
+            tuple(
+                next(
+                    (
+                        other
+                        for other in ((turn + step) % count for step in range(1, count + 1))
+                        if not finished >> other & 1
+                    ),
+                    turn,
+                )
+                for finished in range(1 << count)
+            )
+            for turn in range(count)
+        )
         self.last_player: tuple[int, ...] = tuple(
-            next((player for player in range(count) if not finished >> player & 1), 0)
-            for finished in range(1 << count))
+            next((player for player in range(count) if not finished >> player & 1), 0) for finished in range(1 << count)
+        )
         self.punished: tuple[int, ...] = tuple(
-            _punished(rules.three_sixes, bits & 0xF, bits >> 4) for bits in range(256))
+            _punished(rules.three_sixes, bits & 0xF, bits >> 4) for bits in range(256)
+        )
 
-    def punished_planes(self, planes: tuple[int, ...], last_moved: tuple[int, ...],
-                        six_moved: tuple[int, ...]) -> tuple[int, ...]:
+    def punished_planes(
+        self, planes: tuple[int, ...], last_moved: tuple[int, ...], six_moved: tuple[int, ...]
+    ) -> tuple[int, ...]:
         """The planes (indices, sorted) a third six sends home: those the rule names that
         are neither in the hangar nor in the centre."""
         bits = self.punished[_bits(last_moved) | _bits(six_moved) << 4]
-        return tuple(i for i in range(PLANES_PER_COLOUR)
-                     if bits >> i & 1 and planes[i] != CENTRE and planes[i] != HANGAR)
+        return tuple(
+            i for i in range(PLANES_PER_COLOUR) if bits >> i & 1 and planes[i] != CENTRE and planes[i] != HANGAR
+        )
 
 
 def _bits(planes: tuple[int, ...]) -> int:
@@ -323,4 +363,3 @@ def compile_game(rules: Rules, players: tuple[str, ...]) -> CompiledGame:
         found = _COMPILED[key] = CompiledGame(rules, players)
     _last_compiled = found
     return found
-

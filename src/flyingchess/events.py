@@ -198,7 +198,21 @@ class GameOver(Event):
 
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.kind: cls
-    for cls in (Rolled, Launched, Stepped, Bounced, Jumped, Flew, Captured, PlaneFinished,
-                PlayerFinished, ThreeSixes, Passed, ExtraRoll, TurnPassed, GameOver)
+    for cls in (
+        Rolled,
+        Launched,
+        Stepped,
+        Bounced,
+        Jumped,
+        Flew,
+        Captured,
+        PlaneFinished,
+        PlayerFinished,
+        ThreeSixes,
+        Passed,
+        ExtraRoll,
+        TurnPassed,
+        GameOver,
+    )
 }
 """Event classes by their `kind`, for readers of the JSON form."""

@@ -11,16 +11,38 @@ the hot path is table look-ups. docs/rules.md states every interpretation made h
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from random import Random
-from typing import Callable, Final, Literal, Mapping, NamedTuple, Sequence
+from typing import Final, Literal, NamedTuple
 
 from .board import CENTRE, COLOURS, HANGAR, PLANES_PER_COLOUR, SEAT
 from .compiled import (
-    STACK_FIRST, STACK_LAST, CompiledGame, Effect, MoveTable, Path, compile_game, compute_path, move_table,
+    STACK_FIRST,
+    STACK_LAST,
+    CompiledGame,
+    Effect,
+    MoveTable,
+    Path,
+    compile_game,
+    compute_path,
+    move_table,
 )
 from .events import (
-    Bounced, Captured, Event, ExtraRoll, Flew, GameOver, Jumped, Launched, Passed,
-    PlaneFinished, PlayerFinished, Rolled, Stepped, ThreeSixes, TurnPassed,
+    Bounced,
+    Captured,
+    Event,
+    ExtraRoll,
+    Flew,
+    GameOver,
+    Jumped,
+    Launched,
+    Passed,
+    PlaneFinished,
+    PlayerFinished,
+    Rolled,
+    Stepped,
+    ThreeSixes,
+    TurnPassed,
 )
 from .rules import CLASSIC, DIE_FACES, Rules
 
@@ -65,7 +87,7 @@ class State(NamedTuple):
 
     @property
     def phase(self) -> Phase:
-        """"roll" (waiting for the die), "move" (waiting for a plane) or "over"."""
+        """ "roll" (waiting for the die), "move" (waiting for a plane) or "over"."""
         if self.over:
             return "over"
         return "roll" if self.roll is None else "move"
@@ -111,9 +133,7 @@ def validate_players(players: Sequence[str]) -> tuple[str, ...]:
     seats = [SEAT[colour] for colour in players]
     first = seats[0]
     if [(seat - first) % 4 for seat in seats] != sorted((seat - first) % 4 for seat in seats):
-        raise GameSetupError(
-            f"players {list(players)}: turn order must be clockwise (red, yellow, blue, green)"
-        )
+        raise GameSetupError(f"players {list(players)}: turn order must be clockwise (red, yellow, blue, green)")
     return players
 
 
@@ -158,7 +178,8 @@ def setup_position(
     for colour in players:
         row = tuple(planes[colour])
         if len(row) != PLANES_PER_COLOUR or any(
-                isinstance(p, bool) or not isinstance(p, int) or not HANGAR <= p <= CENTRE for p in row):
+            isinstance(p, bool) or not isinstance(p, int) or not HANGAR <= p <= CENTRE for p in row
+        ):
             raise GameSetupError(f"{colour}: four progress values -1..56 expected, got {list(row)}")
         rows.append(row)
     if turn is None:
@@ -180,8 +201,18 @@ def setup_position(
             raise GameSetupError(f"{name}: plane indices 0..3 expected, got {list(planes_moved)}")
     if sixes < 0:
         raise GameSetupError("sixes cannot be negative")
-    return State(rules, players, tuple(rows), players.index(turn), roll, sixes, tuple(last_moved),
-                 tuple(six_moved), tuple(ranking), False)
+    return State(
+        rules,
+        players,
+        tuple(rows),
+        players.index(turn),
+        roll,
+        sixes,
+        tuple(last_moved),
+        tuple(six_moved),
+        tuple(ranking),
+        False,
+    )
 
 
 # --------------------------------------------------------------------------- moves
@@ -216,12 +247,15 @@ def _legal_moves(state: State, roll: int, table: MoveTable) -> tuple[int, ...]:
     movable = table.movable[roll]
     if not table.together:
         return tuple([index for index in _PLANE_INDICES if mine[index] in movable])
-    return tuple([
-        index for index in _PLANE_INDICES
-        if mine[index] in movable
-        # a stack is named by its lowest plane
-        and not (STACK_FIRST <= mine[index] <= STACK_LAST and mine[index] in mine[:index])
-    ])
+    return tuple(
+        [
+            index
+            for index in _PLANE_INDICES
+            if mine[index] in movable
+            # a stack is named by its lowest plane
+            and not (STACK_FIRST <= mine[index] <= STACK_LAST and mine[index] in mine[:index])
+        ]
+    )
 
 
 def carried_planes(state: State, plane: int) -> tuple[int, ...]:
@@ -263,11 +297,9 @@ def apply(state: State, plane: int | None) -> tuple[State, list[Event]]:
         if isinstance(plane, bool) or not isinstance(plane, int) or not 0 <= plane < PLANES_PER_COLOUR:
             raise IllegalMoveError(f"plane {plane!r} is not a plane index 0..3")
         if three_sixes_fires(state):
-            raise IllegalMoveError(
-                f"plane {plane} cannot move: a third six forbids any move; {state.describe()}")
+            raise IllegalMoveError(f"plane {plane} cannot move: a third six forbids any move; {state.describe()}")
         if not any(plane in carried_planes(state, move) for move in moves):
-            raise IllegalMoveError(
-                f"plane {plane} cannot move: {_why_not(state, plane)}; {state.describe()}")
+            raise IllegalMoveError(f"plane {plane} cannot move: {_why_not(state, plane)}; {state.describe()}")
     events: list[Event] = []
     return _apply(state, state.roll, plane, game, events), events
 
@@ -318,10 +350,18 @@ class Turn(NamedTuple):
     """What it caused (the engine's events; empty unless play_out was asked for them)."""
 
 
-def play_out(state: State, choose: Chooser, dice: Callable[[], int], *,
-             until: Callable[[State, int], bool] | None = None, watch: Callable[[Turn], None] | None = None,
-             checked: bool = False, ask_forced: bool = True, actions: int | None = None,
-             max_rolls: int = MAX_ROLLS) -> tuple[State, int]:
+def play_out(
+    state: State,
+    choose: Chooser,
+    dice: Callable[[], int],
+    *,
+    until: Callable[[State, int], bool] | None = None,
+    watch: Callable[[Turn], None] | None = None,
+    checked: bool = False,
+    ask_forced: bool = True,
+    actions: int | None = None,
+    max_rolls: int = MAX_ROLLS,
+) -> tuple[State, int]:
     """The play loop: roll with `dice()`, ask `choose` for a move, make it; again until the
     game ends. Every place that plays games (the CLI, the simulator, the environments,
     the server's bots) plays them here.
@@ -366,8 +406,7 @@ def random_playout(state: State, rng: Random) -> tuple[State, int]:
 
     Returns the final state and the number of rolls (the simulator's inner loop)."""
     uniform = rng.random
-    return play_out(state, lambda _, __, moves: moves[int(uniform() * len(moves))],
-                    lambda: int(uniform() * 6) + 1)
+    return play_out(state, lambda _, __, moves: moves[int(uniform() * len(moves))], lambda: int(uniform() * 6) + 1)
 
 
 def play(state: State, value: int, plane: int | None) -> tuple[State, list[Event]]:
@@ -377,8 +416,7 @@ def play(state: State, value: int, plane: int | None) -> tuple[State, list[Event
     return after, events + more
 
 
-def _apply(state: State, roll_value: int, plane: int | None, game: CompiledGame,
-           events: list[Event] | None) -> State:
+def _apply(state: State, roll_value: int, plane: int | None, game: CompiledGame, events: list[Event] | None) -> State:
     table = game.table
     turn = state.turn
     colour = state.players[turn]
@@ -401,20 +439,18 @@ def _apply(state: State, roll_value: int, plane: int | None, game: CompiledGame,
             mine = tuple(end if p == start else p for p in mine)
         else:
             carried = (plane,)
-            mine = mine[:plane] + (end,) + mine[plane + 1:]
-        planes = planes[:turn] + (mine,) + planes[turn + 1:]
+            mine = mine[:plane] + (end,) + mine[plane + 1 :]
+        planes = planes[:turn] + (mine,) + planes[turn + 1 :]
         if events is not None:
             _narrate_plain_move(events, colour, carried, start, path)
         if path.effects:
-            planes = _resolve_effects(state, planes, game.effects[turn][start + 1][roll_value],
-                                      carried, events)
+            planes = _resolve_effects(state, planes, game.effects[turn][start + 1][roll_value], carried, events)
         if end == CENTRE and events is not None:
             events.extend(PlaneFinished(colour, i) for i in carried)
     return _end_of_move(state, roll_value, planes, carried, penalty, game, events)
 
 
-def _narrate_plain_move(events: list[Event], colour: str, carried: tuple[int, ...],
-                        start: int, path: Path) -> None:
+def _narrate_plain_move(events: list[Event], colour: str, carried: tuple[int, ...], start: int, path: Path) -> None:
     if start == HANGAR:
         events.append(Launched(colour, carried[0]))
         return
@@ -424,9 +460,13 @@ def _narrate_plain_move(events: list[Event], colour: str, carried: tuple[int, ..
             events.append(Bounced(colour, carried))
 
 
-def _resolve_effects(state: State, planes: tuple[tuple[int, ...], ...], effects: tuple[Effect, ...],
-                     carried: tuple[int, ...], events: list[Event] | None
-                     ) -> tuple[tuple[int, ...], ...]:
+def _resolve_effects(
+    state: State,
+    planes: tuple[tuple[int, ...], ...],
+    effects: tuple[Effect, ...],
+    carried: tuple[int, ...],
+    events: list[Event] | None,
+) -> tuple[tuple[int, ...], ...]:
     """Jumps, flights and captures in the order they happen, with the victims the
     compiled game lists for each (docs/rules.md: moves and captures)."""
     colour = state.players[state.turn]
@@ -436,12 +476,13 @@ def _resolve_effects(state: State, planes: tuple[tuple[int, ...], ...], effects:
         for victim, progress, cause in captures:
             if progress in planes[victim]:
                 row = _send_home(planes[victim], progress, state.players[victim], colour, cause, events)
-                planes = planes[:victim] + (row,) + planes[victim + 1:]
+                planes = planes[:victim] + (row,) + planes[victim + 1 :]
     return planes
 
 
-def _send_home(row: tuple[int, ...], progress: int, victim: str, by: str, cause: str,
-               events: list[Event] | None) -> tuple[int, ...]:
+def _send_home(
+    row: tuple[int, ...], progress: int, victim: str, by: str, cause: str, events: list[Event] | None
+) -> tuple[int, ...]:
     if events is not None:
         hit = tuple(i for i, p in enumerate(row) if p == progress)
         events.append(Captured(victim, hit, progress, by, cause))
@@ -455,12 +496,18 @@ def _three_sixes(state: State, game: CompiledGame, events: list[Event] | None) -
     if events is not None:
         events.append(ThreeSixes(state.players[state.turn], sent))
     mine = tuple(HANGAR if i in sent else p for i, p in enumerate(mine))
-    return state.planes[:state.turn] + (mine,) + state.planes[state.turn + 1:]
+    return state.planes[: state.turn] + (mine,) + state.planes[state.turn + 1 :]
 
 
-def _end_of_move(state: State, roll_value: int, planes: tuple[tuple[int, ...], ...],
-                 carried: tuple[int, ...], penalty: bool, game: CompiledGame,
-                 events: list[Event] | None) -> State:
+def _end_of_move(
+    state: State,
+    roll_value: int,
+    planes: tuple[tuple[int, ...], ...],
+    carried: tuple[int, ...],
+    penalty: bool,
+    game: CompiledGame,
+    events: list[Event] | None,
+) -> State:
     """Who rolls next: extra roll, next colour, or the end of the game (docs/rules.md)."""
     rules = state.rules
     table = game.table
@@ -488,10 +535,8 @@ def _end_of_move(state: State, roll_value: int, planes: tuple[tuple[int, ...], .
         last_moved = carried if carried else state.last_moved
         if events is not None:
             events.append(ExtraRoll(players[turn]))
-        return _new_state(
-            State, (rules, players, planes, turn, None, sixes, last_moved, six_moved, ranking, False))
-    following = game.next_player[turn][_finished_bits(players, ranking)] if ranking else \
-        (turn + 1) % len(players)
+        return _new_state(State, (rules, players, planes, turn, None, sixes, last_moved, six_moved, ranking, False))
+    following = game.next_player[turn][_finished_bits(players, ranking)] if ranking else (turn + 1) % len(players)
     if events is not None:
         events.append(TurnPassed(players[following]))
     return _new_state(State, (rules, players, planes, following, None, 0, (), (), ranking, False))

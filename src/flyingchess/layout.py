@@ -22,18 +22,18 @@ Point = tuple[float, float]
 def _track() -> list[Point]:
     """The 52 ring cells of a 15 x 15 cross, clockwise from the left arm's top row."""
     cells: list[Point] = []
-    cells += [(x, 6) for x in range(1, 6)]          # left arm, top row, going right
-    cells += [(6, y) for y in range(5, -1, -1)]     # top arm, left column, going up
-    cells += [(7, 0), (8, 0)]                       # top tip
-    cells += [(8, y) for y in range(1, 6)]          # top arm, right column, going down
-    cells += [(x, 6) for x in range(9, 15)]         # right arm, top row, going right
-    cells += [(14, 7), (14, 8)]                     # right tip
-    cells += [(x, 8) for x in range(13, 8, -1)]     # right arm, bottom row, going left
-    cells += [(8, y) for y in range(9, 15)]         # bottom arm, right column, going down
-    cells += [(7, 14), (6, 14)]                     # bottom tip
-    cells += [(6, y) for y in range(13, 8, -1)]     # bottom arm, left column, going up
-    cells += [(x, 8) for x in range(5, -1, -1)]     # left arm, bottom row, going left
-    cells += [(0, 7), (0, 6)]                       # left tip
+    cells += [(x, 6) for x in range(1, 6)]  # left arm, top row, going right
+    cells += [(6, y) for y in range(5, -1, -1)]  # top arm, left column, going up
+    cells += [(7, 0), (8, 0)]  # top tip
+    cells += [(8, y) for y in range(1, 6)]  # top arm, right column, going down
+    cells += [(x, 6) for x in range(9, 15)]  # right arm, top row, going right
+    cells += [(14, 7), (14, 8)]  # right tip
+    cells += [(x, 8) for x in range(13, 8, -1)]  # right arm, bottom row, going left
+    cells += [(8, y) for y in range(9, 15)]  # bottom arm, right column, going down
+    cells += [(7, 14), (6, 14)]  # bottom tip
+    cells += [(6, y) for y in range(13, 8, -1)]  # bottom arm, left column, going up
+    cells += [(x, 8) for x in range(5, -1, -1)]  # left arm, bottom row, going left
+    cells += [(0, 7), (0, 6)]  # left tip
     assert len(cells) == RING_SIZE
     return [(float(x), float(y)) for x, y in cells]
 
@@ -109,14 +109,16 @@ def board_layout() -> dict[str, Any]:
         colour = board.ring_cell_colour(cell)
         seat = board.SEAT[colour]
         progress = board.progress_at(seat, cell)
-        ring.append({
-            "cell": cell,
-            "point": ring_point(cell),
-            "colour": colour,
-            "pad": progress == board.LAUNCH_PAD,
-            "jump": progress in board.JUMP_FROM,
-            "turn": progress == board.RING_LAST,
-        })
+        ring.append(
+            {
+                "cell": cell,
+                "point": ring_point(cell),
+                "colour": colour,
+                "pad": progress == board.LAUNCH_PAD,
+                "jump": progress in board.JUMP_FROM,
+                "turn": progress == board.RING_LAST,
+            }
+        )
     colours = {}
     for seat, colour in enumerate(COLOURS):
         colours[colour] = {
@@ -134,8 +136,14 @@ def board_layout() -> dict[str, Any]:
         "centre": CENTRE_POINT,
         "ring": ring,
         "colours": colours,
-        "progress": {"hangar": board.HANGAR, "takeoff": board.TAKEOFF, "ring_last": board.RING_LAST,
-                     "lane_first": board.LANE_FIRST, "centre": board.CENTRE,
-                     "launch_pad": board.LAUNCH_PAD, "flight_target": board.FLIGHT_TARGET,
-                     "crossing": board.CROSSING},
+        "progress": {
+            "hangar": board.HANGAR,
+            "takeoff": board.TAKEOFF,
+            "ring_last": board.RING_LAST,
+            "lane_first": board.LANE_FIRST,
+            "centre": board.CENTRE,
+            "launch_pad": board.LAUNCH_PAD,
+            "flight_target": board.FLIGHT_TARGET,
+            "crossing": board.CROSSING,
+        },
     }

@@ -7,8 +7,9 @@ malformed header raises `RecordError`, an illegal action `ActionError` carrying 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any
 
 from .board import COLOURS, PLANES_PER_COLOUR
 from .game import GameSetupError, IllegalMoveError, State, new_game, play, validate_players
@@ -50,8 +51,9 @@ class Record:
 
     def to_json(self) -> dict[str, Any]:
         out = dict(self.extra)
-        out.update({"format": FORMAT, "rules": self.rules_json, "players": list(self.players),
-                    "actions": list(self.actions)})
+        out.update(
+            {"format": FORMAT, "rules": self.rules_json, "players": list(self.players), "actions": list(self.actions)}
+        )
         return out
 
     def dumps(self) -> str:
@@ -69,13 +71,12 @@ class Record:
 
     def final_state(self) -> State:
         state = self.start()
-        for state in self.replay():
-            pass
+        for after in self.replay():
+            state = after
         return state
 
 
-def replay_actions(players: tuple[str, ...], rules: Rules,
-                   actions: Iterable[tuple[int, int | None]]) -> State:
+def replay_actions(players: tuple[str, ...], rules: Rules, actions: Iterable[tuple[int, int | None]]) -> State:
     """The state after (roll, plane) actions from a new game; ActionError names the first
     illegal one. The one way a stored or imported game is rebuilt."""
     state = new_game(players, rules)
@@ -174,12 +175,14 @@ def canonical_state(state: State) -> dict[str, Any]:
 def state_to_json(state: State) -> dict[str, Any]:
     """Every field of a state (more than the canonical state: enough to continue from it)."""
     out = canonical_state(state)
-    out.update({
-        "rules": state.rules.to_json(),
-        "roll": state.roll,
-        "last_moved": list(state.last_moved),
-        "six_moved": list(state.six_moved),
-    })
+    out.update(
+        {
+            "rules": state.rules.to_json(),
+            "roll": state.roll,
+            "last_moved": list(state.last_moved),
+            "six_moved": list(state.six_moved),
+        }
+    )
     return out
 
 
@@ -192,8 +195,16 @@ def state_from_json(data: Mapping[str, Any]) -> State:
         over = bool(data["over"])
         turn = players.index(data["turn"]) if not over else 0
         state = State(
-            rules, players, planes, turn, data["roll"], int(data["sixes"]),
-            tuple(data["last_moved"]), tuple(data["six_moved"]), tuple(data["ranking"]), over,
+            rules,
+            players,
+            planes,
+            turn,
+            data["roll"],
+            int(data["sixes"]),
+            tuple(data["last_moved"]),
+            tuple(data["six_moved"]),
+            tuple(data["ranking"]),
+            over,
         )
     except (KeyError, TypeError, ValueError) as error:
         raise RecordError(f"not a game state: {error}") from None
@@ -205,6 +216,15 @@ def state_from_json(data: Mapping[str, Any]) -> State:
 
 
 __all__ = [
-    "FORMAT", "ActionError", "Record", "RecordError", "canonical_state", "loads_record",
-    "parse_action", "parse_record", "rules_to_json", "state_from_json", "state_to_json",
+    "FORMAT",
+    "ActionError",
+    "Record",
+    "RecordError",
+    "canonical_state",
+    "loads_record",
+    "parse_action",
+    "parse_record",
+    "rules_to_json",
+    "state_from_json",
+    "state_to_json",
 ]

@@ -6,8 +6,9 @@ overrides are checked option by option, so a bad name or value fails at construc
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Final, Literal, Mapping, get_args
+from typing import Any, Final, Literal, get_args
 
 DIE_FACES: Final = frozenset(range(1, 7))
 
@@ -79,8 +80,9 @@ class Rules:
             if spec.kind == "set":
                 object.__setattr__(self, spec.name, _die_set(spec.name, value))
             elif spec.kind == "choice" and (not isinstance(value, str) or value not in spec.values):
-                raise RulesError(f"option {spec.name!r}: unknown value {value!r}"
-                                 f" (expected one of {', '.join(spec.values)})")
+                raise RulesError(
+                    f"option {spec.name!r}: unknown value {value!r} (expected one of {', '.join(spec.values)})"
+                )
             elif spec.kind == "bool" and not isinstance(value, bool):
                 raise RulesError(f"option {spec.name!r}: unknown value {value!r} (expected true or false)")
         if not self.launch:
@@ -125,9 +127,7 @@ class Rules:
                 raise RulesError(f"unknown option {name!r} (expected one of {', '.join(OPTION_NAMES)})")
         missing = [name for name in OPTION_NAMES if name not in options]
         if missing:
-            raise RulesError(
-                f"rules without a preset must give every option; missing {', '.join(missing)}"
-            )
+            raise RulesError(f"rules without a preset must give every option; missing {', '.join(missing)}")
         return cls(**options)
 
     def to_json(self) -> dict[str, Any]:
@@ -180,29 +180,53 @@ def _die_set(name: str, value: Any) -> frozenset[int]:
 
 
 OPTION_NAMES: Final = tuple(spec.name for spec in OPTIONS)
-if OPTION_NAMES != tuple(option.name for option in fields(Rules) if option.init):
+if tuple(option.name for option in fields(Rules) if option.init) != OPTION_NAMES:
     raise AssertionError("Rules' fields and OPTIONS name the same options in the same order")
 
 PRESETS: Final[dict[str, Rules]] = {
     "classic": Rules(
-        launch=frozenset({6}), extra_roll=frozenset({6}), three_sixes="last-moved",
-        finish="exact", chain="none", capture="final", flight_capture=False,
-        stacking="none", end="first",
+        launch=frozenset({6}),
+        extra_roll=frozenset({6}),
+        three_sixes="last-moved",
+        finish="exact",
+        chain="none",
+        capture="final",
+        flight_capture=False,
+        stacking="none",
+        end="first",
     ),
     "traditional": Rules(
-        launch=frozenset({6}), extra_roll=frozenset({6}), three_sixes="none",
-        finish="bounce", chain="jump-fly-jump", capture="every-stop", flight_capture=True,
-        stacking="none", end="ranking",
+        launch=frozenset({6}),
+        extra_roll=frozenset({6}),
+        three_sixes="none",
+        finish="bounce",
+        chain="jump-fly-jump",
+        capture="every-stop",
+        flight_capture=True,
+        stacking="none",
+        end="ranking",
     ),
     "house": Rules(
-        launch=frozenset({5, 6}), extra_roll=frozenset({6}), three_sixes="moved-by-sixes",
-        finish="exact", chain="jump-fly", capture="every-stop", flight_capture=True,
-        stacking="together", end="ranking",
+        launch=frozenset({5, 6}),
+        extra_roll=frozenset({6}),
+        three_sixes="moved-by-sixes",
+        finish="exact",
+        chain="jump-fly",
+        capture="every-stop",
+        flight_capture=True,
+        stacking="together",
+        end="ranking",
     ),
     "even": Rules(
-        launch=frozenset({2, 4, 6}), extra_roll=frozenset({6}), three_sixes="moved-by-sixes",
-        finish="exact", chain="jump-fly", capture="every-stop", flight_capture=True,
-        stacking="together", end="ranking",
+        launch=frozenset({2, 4, 6}),
+        extra_roll=frozenset({6}),
+        three_sixes="moved-by-sixes",
+        finish="exact",
+        chain="jump-fly",
+        capture="every-stop",
+        flight_capture=True,
+        stacking="together",
+        end="ranking",
     ),
 }
 """The named rule sets of docs/rules.md §8, by name; `classic` is the default."""

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 from .board import CENTRE
 from .bots import Bot, make_bot
 from .game import DEFAULT_PLAYERS, State, new_game, play_out
 from .rules import Rules
+
 
 @dataclass(frozen=True)
 class GameResult:
@@ -67,9 +69,11 @@ def play_bots(rules: Rules, bots: Sequence[Bot], dice: random.Random) -> tuple[S
             plane: int | None = shortcut(state, moves)
             return plane
         return bots[state.turn].choose(state._replace(roll=value))
+
     uniform = dice.random
-    return play_out(new_game(DEFAULT_PLAYERS[len(bots)], rules), choose, lambda: int(uniform() * 6) + 1,
-                    ask_forced=False)
+    return play_out(
+        new_game(DEFAULT_PLAYERS[len(bots)], rules), choose, lambda: int(uniform() * 6) + 1, ask_forced=False
+    )
 
 
 def play_game(rules: Rules, bots: Sequence[str], seed: int, index: int) -> GameResult:
@@ -86,15 +90,15 @@ def _play_chunk(arguments: tuple[Rules, tuple[str, ...], int, range]) -> list[Ga
     return [play_game(rules, bots, seed, index) for index in indices]
 
 
-def run_games(rules: Rules, bots: Sequence[str], games: int, seed: int, jobs: int = 1,
-              chunk: int = 50) -> Iterator[GameResult]:
+def run_games(
+    rules: Rules, bots: Sequence[str], games: int, seed: int, jobs: int = 1, chunk: int = 50
+) -> Iterator[GameResult]:
     """Every game's result, in index order, over `jobs` processes."""
     if not 2 <= len(bots) <= 4:
         raise ValueError("2, 3 or 4 bots play")
     for name in bots:
         make_bot(name)  # fails early, naming an unknown bot
-    chunks = [(rules, tuple(bots), seed, range(start, min(start + chunk, games)))
-              for start in range(0, games, chunk)]
+    chunks = [(rules, tuple(bots), seed, range(start, min(start + chunk, games))) for start in range(0, games, chunk)]
     if jobs <= 1:
         for arguments in chunks:
             yield from _play_chunk(arguments)
@@ -124,11 +128,14 @@ class BotStats:
 
     def to_json(self) -> dict[str, Any]:
         low, high = wilson_interval(self.wins, self.games)
-        return {"games": self.games, "wins": self.wins,
-                "win_rate": round(self.wins / self.games, 4) if self.games else 0.0,
-                "ci95": [round(low, 4), round(high, 4)],
-                "mean_place": round(self.place_total / self.games, 3) if self.games else None,
-                "mean_rolls": round(self.rolls_total / self.games, 1) if self.games else None}
+        return {
+            "games": self.games,
+            "wins": self.wins,
+            "win_rate": round(self.wins / self.games, 4) if self.games else 0.0,
+            "ci95": [round(low, 4), round(high, 4)],
+            "mean_place": round(self.place_total / self.games, 3) if self.games else None,
+            "mean_rolls": round(self.rolls_total / self.games, 1) if self.games else None,
+        }
 
 
 @dataclass
@@ -151,8 +158,7 @@ class Summary:
         return {"games": self.games, "bots": {name: stats.to_json() for name, stats in self.bots.items()}}
 
 
-def summarise(results: Iterable[GameResult], on_result: Callable[[GameResult], None] | None = None
-              ) -> Summary:
+def summarise(results: Iterable[GameResult], on_result: Callable[[GameResult], None] | None = None) -> Summary:
     summary = Summary()
     for result in results:
         summary.add(result)
@@ -161,8 +167,7 @@ def summarise(results: Iterable[GameResult], on_result: Callable[[GameResult], N
     return summary
 
 
-def bradley_terry(wins: dict[tuple[str, str], int], names: Sequence[str],
-                  iterations: int = 500) -> dict[str, float]:
+def bradley_terry(wins: dict[tuple[str, str], int], names: Sequence[str], iterations: int = 500) -> dict[str, float]:
     """Bradley-Terry strengths by the MM algorithm, as Elo-scale ratings averaging 0.
 
     `wins[(a, b)]` is how often a beat b. A pseudo-game of half a win each way between
@@ -172,8 +177,9 @@ def bradley_terry(wins: dict[tuple[str, str], int], names: Sequence[str],
         updated = {}
         for a in names:
             won = sum(wins.get((a, b), 0) + 0.5 for b in names if b != a)
-            denominator = sum((wins.get((a, b), 0) + wins.get((b, a), 0) + 1) / (strength[a] + strength[b])
-                              for b in names if b != a)
+            denominator = sum(
+                (wins.get((a, b), 0) + wins.get((b, a), 0) + 1) / (strength[a] + strength[b]) for b in names if b != a
+            )
             updated[a] = won / denominator
         scale = math.exp(sum(math.log(v) for v in updated.values()) / len(updated))
         strength = {name: value / scale for name, value in updated.items()}

@@ -17,28 +17,63 @@ from typing import Any
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE.parent))
 
-from flyingchess import Rules, apply, legal_moves, new_game, roll  # noqa: E402
+from flyingchess import Rules, apply, new_game, roll  # noqa: E402
 from flyingchess.bots import make_bot  # noqa: E402
 from flyingchess.record import Record  # noqa: E402
+
 from golden import features_of_record, golden_record_json  # noqa: E402
 from oracle import oracle_replay  # noqa: E402
 
 SCENARIOS: list[tuple[str, Any, tuple[str, ...], set[str]]] = [
-    ("classic-4p", "classic", ("red", "yellow", "blue", "green"),
-     {"launch", "jump", "flight", "capture", "pass", "game-over-first", "exact-finish",
-      "three-sixes-last-moved"}),
-    ("traditional-4p", "traditional", ("red", "yellow", "blue", "green"),
-     {"bounce", "jump-then-flight", "flight-then-jump", "capture-flight-line", "capture-mid-move",
-      "player-finished-ranking", "game-over-ranking"}),
-    ("house-3p", "house", ("yellow", "blue", "green"),
-     {"stack-moves", "capture-stack", "three-sixes-moved-by-sixes", "game-over-ranking"}),
+    (
+        "classic-4p",
+        "classic",
+        ("red", "yellow", "blue", "green"),
+        {"launch", "jump", "flight", "capture", "pass", "game-over-first", "exact-finish", "three-sixes-last-moved"},
+    ),
+    (
+        "traditional-4p",
+        "traditional",
+        ("red", "yellow", "blue", "green"),
+        {
+            "bounce",
+            "jump-then-flight",
+            "flight-then-jump",
+            "capture-flight-line",
+            "capture-mid-move",
+            "player-finished-ranking",
+            "game-over-ranking",
+        },
+    ),
+    (
+        "house-3p",
+        "house",
+        ("yellow", "blue", "green"),
+        {"stack-moves", "capture-stack", "three-sixes-moved-by-sixes", "game-over-ranking"},
+    ),
     ("even-2p", "even", ("blue", "red"), {"stack-moves", "game-over-ranking", "pass-on-six"}),
-    ("all-sixes-2p", {"preset": "classic", "three_sixes": "all"}, ("green", "yellow"),
-     {"three-sixes-all", "game-over-first"}),
-    ("custom-full-options-3p", {"launch": [1, 6], "extra_roll": [1, 6], "three_sixes": "last-moved",
-                                "finish": "bounce", "chain": "jump-fly", "capture": "final",
-                                "flight_capture": True, "stacking": "together", "end": "first"},
-     ("red", "blue", "green"), {"bounce", "jump-then-flight", "stack-moves", "game-over-first"}),
+    (
+        "all-sixes-2p",
+        {"preset": "classic", "three_sixes": "all"},
+        ("green", "yellow"),
+        {"three-sixes-all", "game-over-first"},
+    ),
+    (
+        "custom-full-options-3p",
+        {
+            "launch": [1, 6],
+            "extra_roll": [1, 6],
+            "three_sixes": "last-moved",
+            "finish": "bounce",
+            "chain": "jump-fly",
+            "capture": "final",
+            "flight_capture": True,
+            "stacking": "together",
+            "end": "first",
+        },
+        ("red", "blue", "green"),
+        {"bounce", "jump-then-flight", "stack-moves", "game-over-first"},
+    ),
 ]
 
 
@@ -91,8 +126,12 @@ def main() -> None:
 
 
 def _fields(data: dict[str, Any]) -> dict[str, Any]:
-    return {"rules": Rules.from_json(data["rules"]), "players": tuple(data["players"]),
-            "actions": data["actions"], "rules_json": data["rules"]}
+    return {
+        "rules": Rules.from_json(data["rules"]),
+        "players": tuple(data["players"]),
+        "actions": data["actions"],
+        "rules_json": data["rules"],
+    }
 
 
 if __name__ == "__main__":

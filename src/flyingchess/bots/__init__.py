@@ -6,32 +6,55 @@ new bot is one module plus one `register` call.
 
 from __future__ import annotations
 
-from .base import (BOTS, Bot, BotInfo, BotUnavailable, bot_listing, bot_names, make_bot, playable, register,
-                   seat_chooser)
+from .base import BOTS, Bot, BotInfo, BotUnavailable, bot_listing, bot_names, make_bot, playable, register, seat_chooser
 from .expectimax import ExpectimaxBot
 from .greedy import GreedyBot
 from .heuristic import HeuristicBot
 from .random_bot import RandomBot
 
 register(BotInfo("random", 0, "picks any legal move at random", RandomBot))
-register(BotInfo("heuristic", 1, "captures, then jumps and flights, then launches, then its leading plane",
-                 HeuristicBot))
+register(
+    BotInfo("heuristic", 1, "captures, then jumps and flights, then launches, then its leading plane", HeuristicBot)
+)
 
 
 def _learned_bot(seed: int | None) -> Bot:
     from .learned import LearnedBot  # imported on first use: it needs NumPy (the `rl` extra)
+
     return LearnedBot(seed)
 
 
 # Listed before greedy: it beats heuristic but not greedy (benchmarks/train_learned.py).
 # Registered whatever is installed: without NumPy it is listed, and choosing it says what
 # to install.
-register(BotInfo("learned", 2, "plays the move whose position a value trained by self-play rates best",
-                 _learned_bot, needs=("numpy",), extra="rl"))
-register(BotInfo("greedy", 2, "plays the move whose position evaluates best: progress, danger, readiness",
-                 GreedyBot))
-register(BotInfo("expectimax", 3, "looks ahead over the next roll and the reply, with the greedy evaluation",
-                 ExpectimaxBot))
+register(
+    BotInfo(
+        "learned",
+        2,
+        "plays the move whose position a value trained by self-play rates best",
+        _learned_bot,
+        needs=("numpy",),
+        extra="rl",
+    )
+)
+register(BotInfo("greedy", 2, "plays the move whose position evaluates best: progress, danger, readiness", GreedyBot))
+register(
+    BotInfo("expectimax", 3, "looks ahead over the next roll and the reply, with the greedy evaluation", ExpectimaxBot)
+)
 
-__all__ = ["BOTS", "Bot", "BotInfo", "ExpectimaxBot", "GreedyBot", "HeuristicBot", "RandomBot",
-           "BotUnavailable", "bot_listing", "bot_names", "make_bot", "playable", "register", "seat_chooser"]
+__all__ = [
+    "BOTS",
+    "Bot",
+    "BotInfo",
+    "BotUnavailable",
+    "ExpectimaxBot",
+    "GreedyBot",
+    "HeuristicBot",
+    "RandomBot",
+    "bot_listing",
+    "bot_names",
+    "make_bot",
+    "playable",
+    "register",
+    "seat_chooser",
+]

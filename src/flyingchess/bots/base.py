@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib.util import find_spec
-from typing import Callable, Final, Mapping, Protocol
+from typing import Final, Protocol
 
 from ..game import Chooser, State
 
@@ -74,8 +75,10 @@ def bot_names() -> list[str]:
 
 def seat_chooser(seats: Mapping[str, Bot]) -> Chooser:
     """The `play_out` chooser that asks the bot of the colour to move."""
+
     def choose(state: State, roll: int, moves: tuple[int, ...]) -> int | None:
         return seats[state.players[state.turn]].choose(state._replace(roll=roll))
+
     return choose
 
 
@@ -94,8 +97,13 @@ def bot_listing(name: str) -> dict[str, object]:
     """A bot as the CLI and the page list it: name, level, description, whether it can
     play here and, if not, the extra to install."""
     info = BOTS[name]
-    return {"name": name, "level": info.level, "description": info.description,
-            "available": info.available, "extra": None if info.available else info.extra}
+    return {
+        "name": name,
+        "level": info.level,
+        "description": info.description,
+        "available": info.available,
+        "extra": None if info.available else info.extra,
+    }
 
 
 def playable(name: object) -> bool:

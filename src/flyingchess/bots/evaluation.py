@@ -27,7 +27,8 @@ the best of the unfinished opponents' equities; finished places dominate everyth
 
 from __future__ import annotations
 
-from typing import Final, Mapping, NamedTuple, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Final, NamedTuple
 
 from ..board import CENTRE, HANGAR, LANE_FIRST, LANE_LAST, TAKEOFF
 from ..compiled import FACES, compile_game, move_table
@@ -108,8 +109,9 @@ class Evaluator:
             maps.append(hit_map)
         return maps
 
-    def threats(self, state: State, hit_maps: Sequence[dict[tuple[int, int], int]], player: int,
-                progress: int) -> list[tuple[int, float]]:
+    def threats(
+        self, state: State, hit_maps: Sequence[dict[tuple[int, int], int]], player: int, progress: int
+    ) -> list[tuple[int, float]]:
         """(other player, chance that its next roll, extra rolls included, hits a plane of
         `player` standing at `progress`) for every other player that can hit it at all."""
         hit_chance = self.tables(state.rules).hit_chance

@@ -12,8 +12,9 @@ Needs NumPy (the `rl` extra).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Final, NamedTuple, Sequence
+from typing import Final, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -27,11 +28,23 @@ from .learned_weights import LEARNED_WEIGHTS
 Floats = npt.NDArray[np.float64]
 
 FEATURE_NAMES: Final = (
-    "two_players", "three_players", "four_players",
-    "my_progress", "best_opponent_progress", "mean_opponent_progress",
-    "my_hangar", "mean_opponent_hangar", "my_finished", "best_opponent_finished",
-    "my_danger", "my_threat", "extra_roll", "extra_roll_threat", "extra_roll_danger",
-    "one_active", "two_active",
+    "two_players",
+    "three_players",
+    "four_players",
+    "my_progress",
+    "best_opponent_progress",
+    "mean_opponent_progress",
+    "my_hangar",
+    "mean_opponent_hangar",
+    "my_finished",
+    "best_opponent_finished",
+    "my_danger",
+    "my_threat",
+    "extra_roll",
+    "extra_roll_threat",
+    "extra_roll_danger",
+    "one_active",
+    "two_active",
 )
 """The afterstate features, from the point of view of the player who has just moved."""
 FEATURES: Final = len(FEATURE_NAMES)
@@ -73,28 +86,27 @@ def feature_tables(rules: Rules, players: tuple[str, ...]) -> FeatureTables:
     return FeatureTables(progress, hits.reshape(-1))
 
 
-def features(tables: FeatureTables, positions: npt.NDArray[np.int8], turn: npt.ArrayLike,
-             me: npt.ArrayLike) -> Floats:
+def features(tables: FeatureTables, positions: npt.NDArray[np.int8], turn: npt.ArrayLike, me: npt.ArrayLike) -> Floats:
     """float [B, FEATURES]: the features of B afterstates for player `me` ([B] indices).
 
     `positions` is [B, players, 4] progress values (`State.planes` / `BatchGame.positions`),
     `turn` [B] the player to roll next."""
     count = positions.shape[1]
-    mine = np.arange(count) == np.asarray(me)[:, None]                # [B, P]
+    mine = np.arange(count) == np.asarray(me)[:, None]  # [B, P]
     others = ~mine
-    cells = positions.astype(np.intp) + 1                              # [B, P, 4]
-    value = tables.progress[cells]                                     # [B, P, 4]
+    cells = positions.astype(np.intp) + 1  # [B, P, 4]
+    value = tables.progress[cells]  # [B, P, 4]
     progress = value.sum(axis=2) / PLANES_PER_COLOUR
     hangar = (positions == HANGAR).sum(axis=2) / PLANES_PER_COLOUR
     finished = (positions == CENTRE).sum(axis=2) / PLANES_PER_COLOUR
     active = ((positions != HANGAR) & (positions != CENTRE)).sum(axis=2)
     # faces[b, attacker, victim, plane]: faces with which any attacker plane hits that plane
-    keys = np.arange(count)[:, None] * _PROGRESS_CELLS + cells        # [B, P, 4]
+    keys = np.arange(count)[:, None] * _PROGRESS_CELLS + cells  # [B, P, 4]
     index = keys[:, :, :, None, None] * (count * _PROGRESS_CELLS) + keys[:, None, None, :, :]
-    faces = np.bitwise_or.reduce(tables.hit_faces[index], axis=2)     # [B, P, P, 4]
+    faces = np.bitwise_or.reduce(tables.hit_faces[index], axis=2)  # [B, P, P, 4]
     chance = _FACE_COUNTS[faces]
     danger = (np.minimum(chance.sum(axis=1), 1) * value).sum(axis=2)  # [B, P]: expected loss
-    threat = (chance * value[:, None]).sum(axis=(2, 3))               # [B, P]: by attacker
+    threat = (chance * value[:, None]).sum(axis=(2, 3))  # [B, P]: by attacker
     my_danger = (danger * mine).sum(axis=1)
     my_threat = (threat * mine).sum(axis=1)
     my_active = (active * mine).sum(axis=1)
@@ -160,5 +172,13 @@ class LearnedBot:
         return moves[int(np.argmax(values))]
 
 
-__all__ = ["FEATURES", "FEATURE_NAMES", "FeatureTables", "LearnedBot", "feature_tables", "features", "scores",
-           "win_chance"]
+__all__ = [
+    "FEATURES",
+    "FEATURE_NAMES",
+    "FeatureTables",
+    "LearnedBot",
+    "feature_tables",
+    "features",
+    "scores",
+    "win_chance",
+]

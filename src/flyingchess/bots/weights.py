@@ -6,7 +6,8 @@ of rolls a lone plane still needs). benchmarks/tune_evaluation.py records how th
 
 from __future__ import annotations
 
-from typing import Final, Mapping
+from collections.abc import Mapping
+from typing import Final
 
 TUNED_WEIGHTS: Final[Mapping[str, float]] = {
     "rolls": 1.0,

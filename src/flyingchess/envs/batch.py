@@ -26,9 +26,10 @@ on small tables indexed by a plane's progress byte (the hangar, -1, is byte 255)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Final, NamedTuple, Sequence
+from typing import Final, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -72,8 +73,7 @@ pick = draw % 12 are independent and uniform."""
 
 def _byte_masks() -> Words:
     """_BYTE_MASKS[bits]: the word with byte i all ones for each plane bit i (0..15)."""
-    return np.array([sum(0xFF << (8 * i) for i in range(4) if bits >> i & 1) for bits in range(16)],
-                    np.uint32)
+    return np.array([sum(0xFF << (8 * i) for i in range(4) if bits >> i & 1) for bits in range(16)], np.uint32)
 
 
 def _choice_table() -> Indices:
@@ -178,8 +178,12 @@ def _capture_targets(game: CompiledGame) -> Words:
     """The compiled game's captures of every move of every player, by slot (see
     RuleArrays.targets)."""
     count = len(game.players)
-    moves = [(turn, progress, roll_value, game.effects[turn][progress + 1][roll_value])
-             for turn in range(count) for progress in range(HANGAR, CENTRE + 1) for roll_value in FACES]
+    moves = [
+        (turn, progress, roll_value, game.effects[turn][progress + 1][roll_value])
+        for turn in range(count)
+        for progress in range(HANGAR, CENTRE + 1)
+        for roll_value in FACES
+    ]
     check_slots = max(sum(effect.kind == "check" for effect in move[3]) for move in moves)
     flight_slot = any(effect.kind == "fly" and effect.captures for move in moves for effect in move[3])
     slots = check_slots + int(flight_slot)
@@ -225,16 +229,23 @@ def rule_arrays(rules: Rules, players: tuple[str, ...]) -> RuleArrays:
     low, high, launch = _movable_words(table)
     next_turn = np.zeros(len(players) * 16, np.int8)
     for turn, row in enumerate(game.next_player):
-        next_turn[turn * 16:turn * 16 + len(row)] = row
+        next_turn[turn * 16 : turn * 16 + len(row)] = row
     last_player = np.zeros(16, np.int8)
-    last_player[:len(game.last_player)] = game.last_player
+    last_player[: len(game.last_player)] = game.last_player
     return RuleArrays(
-        end_words=end_words, special=special, targets=_capture_targets(game),
-        low_words=low, high_words=high, launch_words=launch,
-        extra=np.array(table.extra_roll), together=table.together,
+        end_words=end_words,
+        special=special,
+        targets=_capture_targets(game),
+        low_words=low,
+        high_words=high,
+        launch_words=launch,
+        extra=np.array(table.extra_roll),
+        together=table.together,
         third_six=table.three_sixes and table.extra_roll[6],
         punished=np.array(game.punished, np.uint8),
-        end_first=table.end_first, next_turn=next_turn, last_player=last_player,
+        end_first=table.end_first,
+        next_turn=next_turn,
+        last_player=last_player,
     )
 
 
@@ -257,8 +268,19 @@ class BatchGame:
     - `over` bool [B]; `winner` int8 [B] (-1 while playing); `rolls` int32 [B]: rolls taken.
     """
 
-    _FIELDS: Final = ("positions", "turn", "sixes", "last_moved", "six_moved", "finished",
-                      "ranking", "ranked", "over", "winner", "rolls")
+    _FIELDS: Final = (
+        "positions",
+        "turn",
+        "sixes",
+        "last_moved",
+        "six_moved",
+        "finished",
+        "ranking",
+        "ranked",
+        "over",
+        "winner",
+        "rolls",
+    )
 
     def __init__(self, rules: Rules, players: Sequence[str] | int, batch: int) -> None:
         if isinstance(players, int):
@@ -416,8 +438,10 @@ class BatchGame:
         if bad.any():
             game = int(np.argmax(bad))
             legal = [int(a) for a in np.flatnonzero(mask[game])]
-            raise ValueError(f"game {game}: action {int(actions_in[game])} is illegal with roll "
-                             f"{int(rolls_in[game])} (legal: {legal}); {self.to_state(game).describe()}")
+            raise ValueError(
+                f"game {game}: action {int(actions_in[game])} is illegal with roll "
+                f"{int(rolls_in[game])} (legal: {legal}); {self.to_state(game).describe()}"
+            )
         self.step_unchecked(rolls_in, actions_in)
 
     def step_unchecked(self, rolls: npt.ArrayLike, actions: npt.ArrayLike) -> None:
@@ -442,8 +466,7 @@ class BatchGame:
         self._advance(rows, before, rolls, actions, penalty)
         return rolls, actions
 
-    def _advance(self, rows: Indices, before: Words, rolls: Indices, actions: Indices,
-                 penalty: Bools) -> None:
+    def _advance(self, rows: Indices, before: Words, rolls: Indices, actions: Indices, penalty: Bools) -> None:
         """The move (or pass, or three-sixes penalty) and its consequences in every game;
         `before` holds the mover's planes, at `rows` of the flat word array."""
         arrays = self.arrays
@@ -488,8 +511,7 @@ class BatchGame:
             if len(hit):
                 flat[hit] |= _equal_bytes(flat[hit], targets[hit])  # 0xFF: the hangar
 
-    def _end_of_move(self, rolls: Indices, moved: Bools, penalty: Bools, carried: UInt8s,
-                     finished_now: Bools) -> None:
+    def _end_of_move(self, rolls: Indices, moved: Bools, penalty: Bools, carried: UInt8s, finished_now: Bools) -> None:
         """After the move (docs/rules.md, a turn and three sixes): another roll or the next
         player, the count of sixes and the planes they moved, the plane moved last, and
         the ranking when a player has just finished."""
@@ -537,13 +559,24 @@ class BatchGame:
 
         `last_moved` and `six_moved` come out as sorted plane indices (the engine keeps
         them in move order, maybe repeated; only the sets matter to the rules)."""
+
         def planes_in(bits: int) -> tuple[int, ...]:
             return tuple(i for i in range(PLANES_PER_COLOUR) if bits >> i & 1)
+
         planes = tuple(tuple(int(p) for p in row) for row in self.positions[game])
-        ranking = tuple(self.players[int(i)] for i in self.ranking[game, :int(self.ranked[game])])
-        return State(self.rules, self.players, planes, int(self.turn[game]), None,
-                     int(self.sixes[game]), planes_in(int(self.last_moved[game])),
-                     planes_in(int(self.six_moved[game])), ranking, bool(self.over[game]))
+        ranking = tuple(self.players[int(i)] for i in self.ranking[game, : int(self.ranked[game])])
+        return State(
+            self.rules,
+            self.players,
+            planes,
+            int(self.turn[game]),
+            None,
+            int(self.sixes[game]),
+            planes_in(int(self.last_moved[game])),
+            planes_in(int(self.six_moved[game])),
+            ranking,
+            bool(self.over[game]),
+        )
 
 
 # --------------------------------------------------------------------------- policies
@@ -585,8 +618,9 @@ class GameSummary(NamedTuple):
     """Rolls the game took."""
 
 
-def play_random_games(rules: Rules, players: Sequence[str] | int, games: int,
-                      rng: np.random.Generator, batch: int = 4096, chunk: int = 8) -> GameSummary:
+def play_random_games(
+    rules: Rules, players: Sequence[str] | int, games: int, rng: np.random.Generator, batch: int = 4096, chunk: int = 8
+) -> GameSummary:
     """Play `games` complete games with random dice and uniformly random legal moves.
 
     Runs `batch` games at a time; every `chunk` steps finished games are collected and
@@ -610,7 +644,7 @@ def play_random_games(rules: Rules, players: Sequence[str] | int, games: int,
             rolls[done:stop] = game.rolls[ended]
             done = stop
             live[ended] = False
-            restart = ended[:games - started]
+            restart = ended[: games - started]
             if len(restart):
                 game.reset_games(restart)
                 live[restart] = True
@@ -623,6 +657,13 @@ def play_random_games(rules: Rules, players: Sequence[str] | int, games: int,
 
 
 __all__ = [
-    "ACTIONS", "PASS", "BatchGame", "GameSummary", "RuleArrays", "heuristic_actions",
-    "play_random_games", "random_actions", "rule_arrays",
+    "ACTIONS",
+    "PASS",
+    "BatchGame",
+    "GameSummary",
+    "RuleArrays",
+    "heuristic_actions",
+    "play_random_games",
+    "random_actions",
+    "rule_arrays",
 ]

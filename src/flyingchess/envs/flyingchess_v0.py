@@ -11,7 +11,7 @@ agent always sees the die already rolled. Rewards come once, at the end (see
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
@@ -48,11 +48,19 @@ def env(**kwargs: Any) -> AECEnv:
 
 
 class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo's naming)
-    metadata = {"render_modes": ["ansi"], "name": "flyingchess_v0", "is_parallelizable": False,
-                "render_fps": 4}
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi"],
+        "name": "flyingchess_v0",
+        "is_parallelizable": False,
+        "render_fps": 4,
+    }
 
-    def __init__(self, players: int | list[str] = 4, rules: str | Rules | dict[str, Any] = "classic",
-                 render_mode: str | None = None) -> None:
+    def __init__(
+        self,
+        players: int | list[str] = 4,
+        rules: str | Rules | dict[str, Any] = "classic",
+        render_mode: str | None = None,
+    ) -> None:
         EzPickle.__init__(self, players, rules, render_mode)
         super().__init__()
         self.rules = parse_rules(rules)
@@ -60,9 +68,15 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
         self.possible_agents = list(self.start.players)
         self.agents = self.possible_agents[:]
         self.render_mode = render_mode
-        self.observation_spaces = {agent: spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, (OBSERVATION_SIZE,), np.float32),
-            "action_mask": spaces.Box(0, 1, (ACTIONS,), np.int8)}) for agent in self.possible_agents}
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(0.0, 1.0, (OBSERVATION_SIZE,), np.float32),
+                    "action_mask": spaces.Box(0, 1, (ACTIONS,), np.int8),
+                }
+            )
+            for agent in self.possible_agents
+        }
         self.action_spaces = {agent: spaces.Discrete(ACTIONS) for agent in self.possible_agents}
         self.state_now = self.start
         self.dice = random.Random()

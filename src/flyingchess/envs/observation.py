@@ -19,7 +19,7 @@ PASS_ACTION: Final = 4
 """Actions 0..3 move that plane (any plane of a stack); action 4 passes."""
 ACTIONS: Final = 5
 
-PLANE_FEATURES: Final = 7   # hangar, takeoff, ring, lane, centre, progress, relative ring cell
+PLANE_FEATURES: Final = 7  # hangar, takeoff, ring, lane, centre, progress, relative ring cell
 SEAT_FEATURES: Final = 2 + 4 * PLANE_FEATURES
 
 
@@ -85,7 +85,7 @@ def observe(state: State, colour: str) -> np.ndarray:
     if state.roll is not None:
         vector[at + state.roll - 1] = 1
     vector[at + 6] = min(state.sixes, 3) / 3
-    vector[at + 7:] = rule_features(state.rules)
+    vector[at + 7 :] = rule_features(state.rules)
     return vector
 
 

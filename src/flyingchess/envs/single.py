@@ -25,10 +25,15 @@ from .observation import ACTIONS, OBSERVATION_SIZE, action_mask, observe, to_pla
 
 
 class FlyingChessEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012 (Gymnasium declares it so)
 
-    def __init__(self, opponents: list[str] | None = None, rules: Any = "classic", seat: int | None = 0,
-                 render_mode: str | None = None) -> None:
+    def __init__(
+        self,
+        opponents: list[str] | None = None,
+        rules: Any = "classic",
+        seat: int | None = 0,
+        render_mode: str | None = None,
+    ) -> None:
         self.opponent_names = list(opponents) if opponents is not None else ["heuristic"]
         if not 1 <= len(self.opponent_names) <= 3:
             raise ValueError("1 to 3 opponents play")
@@ -40,9 +45,12 @@ class FlyingChessEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
             raise ValueError(f"seat must be 0..{len(self.players) - 1} or None")
         self.fixed_seat = seat
         self.render_mode = render_mode
-        self.observation_space = spaces.Dict({  # type: ignore[assignment]
-            "observation": spaces.Box(0.0, 1.0, (OBSERVATION_SIZE,), np.float32),
-            "action_mask": spaces.Box(0, 1, (ACTIONS,), np.int8)})
+        self.observation_space = spaces.Dict(
+            {  # type: ignore[assignment]
+                "observation": spaces.Box(0.0, 1.0, (OBSERVATION_SIZE,), np.float32),
+                "action_mask": spaces.Box(0, 1, (ACTIONS,), np.int8),
+            }
+        )
         self.action_space = spaces.Discrete(ACTIONS)
         self.dice = random.Random()
         self.state = new_game(self.players, self.rules)
@@ -55,21 +63,27 @@ class FlyingChessEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
 
     def _play_opponents(self, state: State) -> State:
         """Roll for and move the bots until the agent must choose or the game ends."""
-        state, actions = play_out(state, seat_chooser(self.bots), lambda: self.dice.randint(1, 6),
-                                  until=lambda waiting, _: waiting.players[waiting.turn] == self.colour,
-                                  checked=True)
+        state, actions = play_out(
+            state,
+            seat_chooser(self.bots),
+            lambda: self.dice.randint(1, 6),
+            until=lambda waiting, _: waiting.players[waiting.turn] == self.colour,
+            checked=True,
+        )
         self.rolls += actions + (state.roll is not None)  # the roll the agent now moves with
         return state
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
-              ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         super().reset(seed=seed)
         self.dice = random.Random(seed if seed is not None else int(self.np_random.integers(2**31)))
         seat = self.fixed_seat if self.fixed_seat is not None else self.dice.randrange(len(self.players))
         self.colour = self.players[seat]
         others = [c for c in self.players if c != self.colour]
-        self.bots = {colour: make_bot(name, self.dice.getrandbits(32))
-                     for colour, name in zip(others, self.opponent_names)}
+        self.bots = {
+            colour: make_bot(name, self.dice.getrandbits(32)) for colour, name in zip(others, self.opponent_names)
+        }
         self.rolls = 0
         self.state = self._play_opponents(new_game(self.players, self.rules))
         return self._observation(), {"colour": self.colour}

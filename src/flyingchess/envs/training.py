@@ -30,8 +30,9 @@ def batch_winner(game: BatchGame) -> npt.NDArray[np.int8]:
     return winner
 
 
-def batch_afterstates(game: BatchGame, rolls: npt.ArrayLike, mask: npt.NDArray[np.bool_],
-                      weights: Floats) -> tuple[Floats, Floats]:
+def batch_afterstates(
+    game: BatchGame, rolls: npt.ArrayLike, mask: npt.NDArray[np.bool_], weights: Floats
+) -> tuple[Floats, Floats]:
     """Score every legal move of every game: (scores [B, 4], -inf where illegal; features
     [B, 4, FEATURES]). `mask` is `game.move_mask(rolls)`; each afterstate is made by the
     batch simulator on a copy of the game (the trainer's counterpart of `apply_unchecked`)."""

@@ -16,9 +16,10 @@ import json
 import logging
 import random
 import time
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -37,13 +38,35 @@ from ..record import ActionError, RecordError, parse_record
 from ..rules import OPTIONS, PRESETS, Rules, RulesError
 from .guard import LOOPBACK_NAMES, Guard, HostPolicy
 from .limits import KeyedBuckets, Limits, TokenBucket
-from .protocol import (
-    HTTP_STATUS, MAX_MESSAGE_BYTES, Chat, Hello, Join, Kick, Message, Move, ProtocolError, React,
-    Roll, SetSeat, Speed, Start, Sync, parse_message, parse_new_game,
-)
 from .outbox import Outbox
+from .protocol import (
+    HTTP_STATUS,
+    MAX_MESSAGE_BYTES,
+    Chat,
+    Hello,
+    Join,
+    Kick,
+    Message,
+    Move,
+    ProtocolError,
+    React,
+    Roll,
+    SetSeat,
+    Speed,
+    Start,
+    Sync,
+    parse_message,
+    parse_new_game,
+)
 from .rooms import (
-    GRACE_SECONDS, STORAGE_MESSAGE, Control, Room, Rooms, import_parts, iso_time, token_hash,
+    GRACE_SECONDS,
+    STORAGE_MESSAGE,
+    Control,
+    Room,
+    Rooms,
+    import_parts,
+    iso_time,
+    token_hash,
     without_secrets,
 )
 from .store import DamagedGame, Store, StoreError
@@ -70,10 +93,10 @@ class Settings:
 
 # ---------------------------------------------------------------- helpers
 
+
 def _error(status: int, code: str, message: str, retry_after: float | None = None) -> JSONResponse:
     headers = {"Retry-After": str(max(1, round(retry_after)))} if retry_after else None
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status,
-                        headers=headers)
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status, headers=headers)
 
 
 def _options() -> dict[str, Any]:
@@ -128,9 +151,10 @@ async def _read_body(request: Request, limit: int, seconds: float) -> bytes:
             if size > limit:
                 raise ProtocolError("too-large", f"request larger than {limit} bytes")
             chunks.append(chunk)
+
     try:
         await asyncio.wait_for(read(), seconds)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         raise ProtocolError("bad-request", "the request body did not arrive in time") from None
     except ClientDisconnect:
         raise ProtocolError("bad-request", "the request body was cut short") from None
@@ -154,8 +178,9 @@ def _may_create(request: Request) -> None:
     """New games, imports and rematches are limited per client address."""
     wait = request.app.state.creations.allow(_address(request), time.monotonic())
     if wait:
-        raise ProtocolError("rate-limited", f"too many new games from your address: try again in"
-                            f" {wait:.0f} s", retry_after=wait)
+        raise ProtocolError(
+            "rate-limited", f"too many new games from your address: try again in {wait:.0f} s", retry_after=wait
+        )
 
 
 def _require_host(request: Request, host_token: str | None) -> None:
@@ -184,14 +209,21 @@ def _created(room: Room, host_token: str) -> JSONResponse:
 
 # ---------------------------------------------------------------- HTTP endpoints
 
+
 async def index(request: Request) -> Response:
     return FileResponse(WEB / "index.html", headers={"Cache-Control": "no-cache"})
 
 
 async def get_meta(request: Request) -> Response:
     settings = _settings(request)
-    return JSONResponse({**request.app.state.meta, "local": settings.local,
-                         "invite_base": settings.invite_base, "public_url": settings.public_url})
+    return JSONResponse(
+        {
+            **request.app.state.meta,
+            "local": settings.local,
+            "invite_base": settings.invite_base,
+            "public_url": settings.public_url,
+        }
+    )
 
 
 async def list_games(request: Request) -> Response:
@@ -201,7 +233,7 @@ async def list_games(request: Request) -> Response:
     limit = _count(request, "limit", limits.list_page, limits.list_page_max, least=1)
     offset = _count(request, "offset", 0, 10**9)
     ids_text = request.query_params.get("ids")
-    ids = None if ids_text is None else [i for i in ids_text.split(",") if i][:limits.list_page_max]
+    ids = None if ids_text is None else [i for i in ids_text.split(",") if i][: limits.list_page_max]
     if ids is None and not _settings(request).local:
         ids = []
     store: Store = request.app.state.store
@@ -221,14 +253,18 @@ async def lobby(request: Request) -> Response:
     listing = []
     for summary in summaries[:limit]:
         loaded = rooms.rooms.get(summary["id"])
-        listing.append({
-            "id": summary["id"], "players": summary["players"],
-            "seats": loaded.public_seats() if loaded else without_secrets(summary["seats"]),
-            "rules_name": _summary(dict(summary))["rules_name"],
-            "open_seats": [c for c, seat in summary["seats"].items() if seat.get("kind") == "open"],
-            "actions": summary["actions"],
-            "watchers": len(loaded.watchers) if loaded else 0, "updated": iso_time(summary["updated"]),
-        })
+        listing.append(
+            {
+                "id": summary["id"],
+                "players": summary["players"],
+                "seats": loaded.public_seats() if loaded else without_secrets(summary["seats"]),
+                "rules_name": _summary(dict(summary))["rules_name"],
+                "open_seats": [c for c, seat in summary["seats"].items() if seat.get("kind") == "open"],
+                "actions": summary["actions"],
+                "watchers": len(loaded.watchers) if loaded else 0,
+                "updated": iso_time(summary["updated"]),
+            }
+        )
     return JSONResponse({"rooms": listing, "next": offset + limit if len(summaries) > limit else None})
 
 
@@ -236,7 +272,8 @@ async def create_game(request: Request) -> Response:
     _may_create(request)
     new = parse_new_game(await _json_body(request, _settings(request).limits.json_body_bytes))
     room, host_token = await _rooms(request).create(
-        new.rules, new.players, new.seats, extra={"timer": new.timer} if new.timer else None)
+        new.rules, new.players, new.seats, extra={"timer": new.timer} if new.timer else None
+    )
     return _created(room, host_token)
 
 
@@ -256,9 +293,9 @@ async def import_record(request: Request) -> Response:
             raise ProtocolError("bad-record", str(error)) from None
         except (ValueError, RecursionError):
             raise ProtocolError("bad-record", "the file is not a JSON game record") from None
+
     record, seats, extra, actions, state = await asyncio.to_thread(prepare)
-    room, host_token = await _rooms(request).create(record.rules, record.players, seats, extra,
-                                                    actions, state)
+    room, host_token = await _rooms(request).create(record.rules, record.players, seats, extra, actions, state)
     return _created(room, host_token)
 
 
@@ -269,8 +306,11 @@ async def get_game(request: Request) -> Response:
 
 async def get_record(request: Request) -> Response:
     room = await _rooms(request).get(request.path_params["game_id"])
-    return Response(room.record().dumps() + "\n", media_type="application/json", headers={
-        "Content-Disposition": f'attachment; filename="flyingchess-{room.id}.json"'})
+    return Response(
+        room.record().dumps() + "\n",
+        media_type="application/json",
+        headers={"Content-Disposition": f'attachment; filename="flyingchess-{room.id}.json"'},
+    )
 
 
 async def get_replay(request: Request) -> Response:
@@ -282,8 +322,7 @@ async def get_replay(request: Request) -> Response:
     room = await _rooms(request).get(request.path_params["game_id"])
     wait = request.app.state.replays.allow(_address(request), time.monotonic())
     if wait:
-        raise ProtocolError("rate-limited", f"too many replay pages: try again in {wait:.0f} s",
-                            retry_after=wait)
+        raise ProtocolError("rate-limited", f"too many replay pages: try again in {wait:.0f} s", retry_after=wait)
     async with request.app.state.heavy_jobs:
         steps = await asyncio.to_thread(room.replay_steps, first, count)
     return JSONResponse({"game": room.snapshot(), **steps})
@@ -301,7 +340,8 @@ async def invite_qr(request: Request) -> Response:
         raise ProtocolError("bad-request", "QR codes need the segno package") from None
     buffer = io.BytesIO()
     segno.make(f"{base}/#/join/{room.id}", error="m").save(
-        buffer, kind="svg", scale=6, border=2, xmldecl=False, svgns=True, omitsize=True)
+        buffer, kind="svg", scale=6, border=2, xmldecl=False, svgns=True, omitsize=True
+    )
     return Response(buffer.getvalue(), media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
 
 
@@ -309,8 +349,7 @@ async def rematch(request: Request) -> Response:
     _may_create(request)
     old = await _rooms(request).get(request.path_params["game_id"])
     _require_host(request, old.host_token)
-    seats = {colour: seat if seat["kind"] != "player" else {"kind": "open"}
-             for colour, seat in old.seats.items()}
+    seats = {colour: seat if seat["kind"] != "player" else {"kind": "open"} for colour, seat in old.seats.items()}
     extra = {"timer": old.timer} if old.timer else None
     room, host_token = await _rooms(request).create(old.rules, old.players, seats, extra)
     await old.announce_rematch(room.id)
@@ -332,6 +371,7 @@ async def delete_game(request: Request) -> Response:
 
 
 # ---------------------------------------------------------------- errors
+
 
 async def protocol_error(request: Request, error: Exception) -> Response:
     assert isinstance(error, ProtocolError)
@@ -358,6 +398,7 @@ INTERNAL_MESSAGE = "something went wrong on the server; nothing was changed"
 
 
 # ---------------------------------------------------------------- the WebSocket
+
 
 async def _handle(room: Room, page: Outbox, address: str, request: Message) -> None:
     """Carry out one checked request for this connection."""
@@ -430,12 +471,13 @@ async def game_socket(websocket: WebSocket) -> None:
                     await page.close(code=1008)
                     break
                 if limit.refused % 20 == 1:  # say so now and then, not once per message
-                    await page.send_json(ProtocolError(
-                        "rate-limited", "too many messages: slow down", limit.wait()).to_json())
+                    await page.send_json(
+                        ProtocolError("rate-limited", "too many messages: slow down", limit.wait()).to_json()
+                    )
                 continue
             text = message.get("text")
             if text is None:
-                text = (message.get("bytes") or b"")[:MAX_MESSAGE_BYTES + 1].decode("utf-8", "replace")
+                text = (message.get("bytes") or b"")[: MAX_MESSAGE_BYTES + 1].decode("utf-8", "replace")
             try:
                 request = parse_message(text)
                 await room.heard_from(room.control_of(page))
@@ -459,13 +501,16 @@ async def game_socket(websocket: WebSocket) -> None:
 
 # ---------------------------------------------------------------- the app
 
+
 @contextlib.asynccontextmanager
 async def lifespan(app: Starlette) -> AsyncIterator[None]:
     """Drop rooms nobody watches from memory every few seconds while the server runs."""
+
     async def sweep() -> None:
         while True:
             await asyncio.sleep(SWEEP_SECONDS)
             app.state.rooms.sweep(time.monotonic())
+
     task = asyncio.create_task(sweep())
     try:
         yield
@@ -491,10 +536,17 @@ ROUTES = [
 ]
 
 
-def create_app(store: Store, *, dice: Callable[[], random.Random] = random.SystemRandom,
-               limits: Limits | None = None, local: bool = True,
-               grace_seconds: float = GRACE_SECONDS, invite_base: str | None = None,
-               public_url: str | None = None, hosts: HostPolicy | None = None) -> Starlette:
+def create_app(
+    store: Store,
+    *,
+    dice: Callable[[], random.Random] = random.SystemRandom,
+    limits: Limits | None = None,
+    local: bool = True,
+    grace_seconds: float = GRACE_SECONDS,
+    invite_base: str | None = None,
+    public_url: str | None = None,
+    hosts: HostPolicy | None = None,
+) -> Starlette:
     """The app over one store.
 
     `dice` makes each room's die: the operating system's generator by default; tests
@@ -503,11 +555,22 @@ def create_app(store: Store, *, dice: Callable[[], random.Random] = random.Syste
     limits = limits or Limits()
     settings = Settings(local, invite_base, limits, public_url)
     app = Starlette(
-        routes=ROUTES, lifespan=lifespan,
-        middleware=[Middleware(Guard, hosts=hosts or HostPolicy.of(LOOPBACK_NAMES),
-                               max_body=max(limits.record_bytes, limits.json_body_bytes))],
-        exception_handlers={ProtocolError: protocol_error, StoreError: storage_error,
-                            DamagedGame: damaged_game, HTTPException: http_error})
+        routes=ROUTES,
+        lifespan=lifespan,
+        middleware=[
+            Middleware(
+                Guard,
+                hosts=hosts or HostPolicy.of(LOOPBACK_NAMES),
+                max_body=max(limits.record_bytes, limits.json_body_bytes),
+            )
+        ],
+        exception_handlers={
+            ProtocolError: protocol_error,
+            StoreError: storage_error,
+            DamagedGame: damaged_game,
+            HTTPException: http_error,
+        },
+    )
     app.state.store = store
     app.state.settings = settings
     app.state.rooms = Rooms(store, dice, grace_seconds, limits)

@@ -12,7 +12,8 @@ import asyncio
 import ipaddress
 import logging
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
@@ -34,8 +35,7 @@ class ConnectionGuard:
     exhaust it anyway, and a reverse proxy on it carries every visitor) and trusted
     proxies, whose own limits apply in front of the server (SECURITY.md)."""
 
-    def __init__(self, per_address: int, header_seconds: float,
-                 exempt: Callable[[str], bool] = is_loopback) -> None:
+    def __init__(self, per_address: int, header_seconds: float, exempt: Callable[[str], bool] = is_loopback) -> None:
         self.per_address = per_address
         self.header_seconds = header_seconds
         self.exempt = exempt

@@ -19,8 +19,8 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 from urllib.parse import urlsplit
 
 from starlette.datastructures import Headers
@@ -92,9 +92,11 @@ def same_origin(origin: str | None, host: str | None) -> bool:
 
 def security_headers(host: str) -> list[tuple[bytes, bytes]]:
     connect = f"'self' ws://{host} wss://{host}"
-    policy = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
-              f"connect-src {connect}; font-src 'self'; object-src 'none'; base-uri 'none'; "
-              "form-action 'self'; frame-ancestors 'none'")
+    policy = (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+        f"connect-src {connect}; font-src 'self'; object-src 'none'; base-uri 'none'; "
+        "form-action 'self'; frame-ancestors 'none'"
+    )
     return [
         (b"content-security-policy", policy.encode("latin-1")),
         (b"x-content-type-options", b"nosniff"),
@@ -120,8 +122,9 @@ class Guard:
         host = headers.get("host")
         origin = headers.get("origin")
         if scope["type"] == "websocket":
-            foreign = (origin is not None and not same_origin(origin, host)) or \
-                headers.get("sec-fetch-site") == "cross-site"
+            foreign = (origin is not None and not same_origin(origin, host)) or headers.get(
+                "sec-fetch-site"
+            ) == "cross-site"
             if not self.hosts.allows(host) or foreign:
                 await send({"type": "websocket.close", "code": 1008})  # during the handshake: 403
                 return
@@ -140,7 +143,8 @@ class Guard:
                 started = True
                 present = {name.lower() for name, _ in message.get("headers", [])}
                 message["headers"] = list(message.get("headers", [])) + [
-                    header for header in extra if header[0] not in present]
+                    header for header in extra if header[0] not in present
+                ]
             await send(message)
 
         try:
@@ -149,15 +153,19 @@ class Guard:
             log.exception("unexpected error in %s %s", scope["method"], scope["path"])
             if started:
                 raise  # the answer is under way: the server closes the connection
-            await _refuse(send, 500, "internal-error",
-                          "something went wrong on the server; nothing was changed", host)
+            await _refuse(send, 500, "internal-error", "something went wrong on the server; nothing was changed", host)
 
-    def _refusal(self, method: str, headers: Headers, host: str | None,
-                 origin: str | None) -> tuple[int, str, str] | None:
+    def _refusal(
+        self, method: str, headers: Headers, host: str | None, origin: str | None
+    ) -> tuple[int, str, str] | None:
         if not self.hosts.allows(host):
             shown = (host or "")[:60]
-            return (400, "bad-host", f"this server does not answer to the host name {shown!r}; "
-                    "start it with --allowed-host NAME (or --public-url) to allow it")
+            return (
+                400,
+                "bad-host",
+                f"this server does not answer to the host name {shown!r}; "
+                "start it with --allowed-host NAME (or --public-url) to allow it",
+            )
         if method in SAFE_METHODS:
             return None
         cross_site = headers.get("sec-fetch-site") == "cross-site"
@@ -178,8 +186,11 @@ class Guard:
 
 async def _refuse(send: Send, status: int, code: str, message: str, host: str | None) -> None:
     body = json.dumps({"error": {"code": code, "message": message}}).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-               (b"connection", b"close")]
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"connection", b"close"),
+    ]
     if host is not None:
         headers += security_headers(host)
     await send({"type": "http.response.start", "status": status, "headers": headers})

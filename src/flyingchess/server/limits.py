@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
+from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import Final, Hashable
+from typing import Final
 
 LONGEST_SIMULATED_GAME: Final = 739
 """Actions in the longest of 18,000 random-bot games over every preset and 2-4 players
@@ -79,9 +80,18 @@ class Limits:
     @classmethod
     def unlimited(cls) -> Limits:
         """Rates high enough for scripts that play at full speed (tests, benchmarks)."""
-        return cls(message_rate=1e6, message_burst=1e6, create_rate=1e6, create_burst=1e6,
-                   join_rate=1e6, join_burst=1e6, chat_rate=1e6, chat_burst=1e6,
-                   react_rate=1e6, react_burst=1e6)
+        return cls(
+            message_rate=1e6,
+            message_burst=1e6,
+            create_rate=1e6,
+            create_burst=1e6,
+            join_rate=1e6,
+            join_burst=1e6,
+            chat_rate=1e6,
+            chat_burst=1e6,
+            react_rate=1e6,
+            react_burst=1e6,
+        )
 
 
 class TokenBucket:

@@ -7,8 +7,9 @@ Every incoming message is parsed here into a small typed value or refused with a
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal, Mapping, get_args
+from typing import Any, Final, Literal, get_args
 
 from ..board import COLOURS, PLANES_PER_COLOUR
 from ..bots import BOTS, playable
@@ -39,9 +40,19 @@ class ProtocolError(Exception):
 
 
 HTTP_STATUS: Final = {
-    "bad-request": 400, "bad-record": 400, "bad-host": 400, "not-host": 403, "bad-token": 403,
-    "bad-origin": 403, "unknown-game": 404, "damaged-game": 409, "too-large": 413,
-    "bad-content-type": 415, "rate-limited": 429, "server-busy": 503, "storage-unavailable": 503,
+    "bad-request": 400,
+    "bad-record": 400,
+    "bad-host": 400,
+    "not-host": 403,
+    "bad-token": 403,
+    "bad-origin": 403,
+    "unknown-game": 404,
+    "damaged-game": 409,
+    "too-large": 413,
+    "bad-content-type": 415,
+    "rate-limited": 429,
+    "server-busy": 503,
+    "storage-unavailable": 503,
 }
 """The HTTP status of each error code an HTTP request can get (anything else: 400)."""
 
@@ -217,9 +228,19 @@ def _sync(data: Mapping[str, Any]) -> Message:
     return Sync()
 
 
-PARSERS: Final = {"roll": _roll, "move": _move, "speed": _speed, "sync": _sync, "hello": _hello,
-                  "join": _join, "seat": _set_seat, "kick": _kick, "chat": _chat, "react": _react,
-                  "start": _start}
+PARSERS: Final = {
+    "roll": _roll,
+    "move": _move,
+    "speed": _speed,
+    "sync": _sync,
+    "hello": _hello,
+    "join": _join,
+    "seat": _set_seat,
+    "kick": _kick,
+    "chat": _chat,
+    "react": _react,
+    "start": _start,
+}
 
 
 def parse_message(text: str | bytes) -> Message:
@@ -293,6 +314,10 @@ def parse_seats(players: tuple[str, ...], seats: Any) -> dict[str, dict[str, str
             out[colour] = {"kind": str(seat["kind"])}
     unknown = [colour for colour in seats if colour not in players]
     if unknown:
-        raise ProtocolError("bad-request", f"seat {str(unknown[0])[:20]!r} is not a playing colour"
-                            if unknown[0] in COLOURS else "seats name an unknown colour")
+        raise ProtocolError(
+            "bad-request",
+            f"seat {str(unknown[0])[:20]!r} is not a playing colour"
+            if unknown[0] in COLOURS
+            else "seats name an unknown colour",
+        )
     return out

@@ -20,15 +20,26 @@ import secrets
 import time
 import zlib
 from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Final, Iterable, Iterator, Protocol
+from typing import Any, Final, Protocol
 
 from ..bots import Bot, make_bot, playable, seat_chooser
 from ..events import Bounced, Captured, Event, Flew, Jumped
-from ..game import (GameSetupError, IllegalMoveError, State, Turn, apply, carried_planes, legal_moves,
-                    play, play_out, roll, validate_players)
-from ..record import (ActionError, Record, canonical_state, parse_action, replay_actions,
-                      rules_to_json)
+from ..game import (
+    GameSetupError,
+    IllegalMoveError,
+    State,
+    Turn,
+    apply,
+    carried_planes,
+    legal_moves,
+    play,
+    play_out,
+    roll,
+    validate_players,
+)
+from ..record import ActionError, Record, canonical_state, parse_action, replay_actions, rules_to_json
 from ..rules import Rules, RulesError
 from .limits import KeyedBuckets, Limits
 from .protocol import ProtocolError, parse_seats, parse_timer
@@ -75,8 +86,11 @@ def describe_move(state: State, plane: int) -> dict[str, Any]:
         "jump": any(isinstance(e, Jumped) for e in events),
         "flight": any(isinstance(e, Flew) for e in events),
         "bounce": any(isinstance(e, Bounced) for e in events),
-        "captures": [{"colour": e.colour, "planes": list(e.planes), "progress": e.progress,
-                      "cause": e.cause} for e in events if isinstance(e, Captured)],
+        "captures": [
+            {"colour": e.colour, "planes": list(e.planes), "progress": e.progress, "cause": e.cause}
+            for e in events
+            if isinstance(e, Captured)
+        ],
         "events": [e.to_json() for e in events],
     }
 
@@ -149,15 +163,30 @@ def rebuild(stored: StoredGame) -> State:
         state = replay_actions(players, rules, stored.actions)
         if stored.pending_roll is not None and not state.over:
             state, _ = roll(state, stored.pending_roll)
-    except (RulesError, GameSetupError, ActionError, IllegalMoveError, ProtocolError, ValueError,
-            TypeError, AttributeError) as error:
+    except (
+        RulesError,
+        GameSetupError,
+        ActionError,
+        IllegalMoveError,
+        ProtocolError,
+        ValueError,
+        TypeError,
+        AttributeError,
+    ) as error:
         raise DamagedGame(f"game {stored.id} cannot be loaded: {error}") from None
     return state
 
 
 class Room:
-    def __init__(self, store: Store, stored: StoredGame, state: State, dice: random.Random,
-                 limits: Limits = Limits(), grace: float = GRACE_SECONDS) -> None:
+    def __init__(
+        self,
+        store: Store,
+        stored: StoredGame,
+        state: State,
+        dice: random.Random,
+        limits: Limits = Limits(),
+        grace: float = GRACE_SECONDS,
+    ) -> None:
         """A room over a stored game whose `state` the caller has rebuilt (`rebuild`)."""
         self.store = store
         self.limits = limits
@@ -193,8 +222,7 @@ class Room:
         self.reactions = KeyedBuckets(limits.react_rate, limits.react_burst, capacity=16)
 
     def load_chat(self) -> None:
-        self.recent_chat = [dict(line, at=iso_time(line["at"]))
-                            for line in self.store.chat(self.id, CHAT_SHOWN)]
+        self.recent_chat = [dict(line, at=iso_time(line["at"])) for line in self.store.chat(self.id, CHAT_SHOWN)]
 
     # ---------------------------------------------------------------- views
 
@@ -266,11 +294,18 @@ class Room:
     def _autopilot_due(self, now: float) -> set[str]:
         if not self.started:
             return set()
-        due = {c for c, since in self.absent_since.items()
-               if now - since >= self.grace and self.seats[c]["kind"] in PLAYED_BY_PEOPLE}
+        due = {
+            c
+            for c, since in self.absent_since.items()
+            if now - since >= self.grace and self.seats[c]["kind"] in PLAYED_BY_PEOPLE
+        }
         colour = self.state.colour
-        if (self.timer and colour is not None and self.seats[colour]["kind"] in PLAYED_BY_PEOPLE
-                and now - self.turn_started >= self.timer):
+        if (
+            self.timer
+            and colour is not None
+            and self.seats[colour]["kind"] in PLAYED_BY_PEOPLE
+            and now - self.turn_started >= self.timer
+        ):
             due.add(colour)
         return due - self.autopilot
 
@@ -329,8 +364,13 @@ class Room:
         return round(max(0.0, self.timer - (time.monotonic() - self.turn_started)), 1)
 
     def record(self) -> Record:
-        record = Record(self.rules, self.players, [], rules_to_json(self.rules),
-                        dict(self.extra, seats=self.public_seats(), id=self.id))
+        record = Record(
+            self.rules,
+            self.players,
+            [],
+            rules_to_json(self.rules),
+            dict(self.extra, seats=self.public_seats(), id=self.id),
+        )
         for value, plane in self.actions:
             record.add(value, plane)
         return record
@@ -344,13 +384,24 @@ class Room:
         state = replay_actions(self.players, self.rules, actions[:first])
         before = canonical_state(state)
         steps = []
-        for value, plane in actions[first:first + count]:
+        for value, plane in actions[first : first + count]:
             state, events = play(state, value, plane)
-            steps.append({"roll": value, "plane": plane, "events": [e.to_json() for e in events],
-                          "state": canonical_state(state)})
+            steps.append(
+                {
+                    "roll": value,
+                    "plane": plane,
+                    "events": [e.to_json() for e in events],
+                    "state": canonical_state(state),
+                }
+            )
         end = first + len(steps)
-        return {"initial": before, "from": first, "steps": steps, "total": len(actions),
-                "next": end if end < len(actions) else None}
+        return {
+            "initial": before,
+            "from": first,
+            "steps": steps,
+            "total": len(actions),
+            "next": end if end < len(actions) else None,
+        }
 
     # ---------------------------------------------------------------- changes
 
@@ -372,8 +423,11 @@ class Room:
                 raise ProtocolError("already-seated", "this page already plays a seat here")
             wait = self.joins.allow(address, time.monotonic())
             if wait:
-                raise ProtocolError("rate-limited", "too many seats taken from your address in this"
-                                    f" room: try again in {wait:.0f} s", retry_after=wait)
+                raise ProtocolError(
+                    "rate-limited",
+                    f"too many seats taken from your address in this room: try again in {wait:.0f} s",
+                    retry_after=wait,
+                )
             token = secrets.token_urlsafe(24)
             digest = token_hash(token)
             seat = {"kind": "player", "name": name, "token": digest}
@@ -412,8 +466,10 @@ class Room:
                 raise ProtocolError("not-host", "only the host starts the game")
             if self.started:
                 raise ProtocolError("wrong-phase", "the game has already started")
-            seats = {colour: {"kind": "bot", "bot": AUTOPILOT_BOT} if seat["kind"] == "open" else seat
-                     for colour, seat in self.seats.items()}
+            seats = {
+                colour: {"kind": "bot", "bot": AUTOPILOT_BOT} if seat["kind"] == "open" else seat
+                for colour, seat in self.seats.items()
+            }
             self._write_seats(seats, True)
             self.turn_started = time.monotonic()
             await self._broadcast([])
@@ -512,15 +568,15 @@ class Room:
 
     def _store(self, value: int, plane: int | None, after: State) -> None:
         """Write an action, then adopt the state it led to (a failed write changes nothing)."""
-        self.updated = self.store.append_action(self.id, len(self.actions), value, plane, after.over,
-                                                after.winner, list(after.ranking))
+        self.updated = self.store.append_action(
+            self.id, len(self.actions), value, plane, after.over, after.winner, list(after.ranking)
+        )
         self.actions.append(value, plane)
         self.state = after
         self.turn_started = time.monotonic()
 
     async def _broadcast(self, events: list[Event], skip: Watcher | None = None) -> None:
-        await self._send_all({"type": "update", "events": [e.to_json() for e in events],
-                              "game": self.snapshot()}, skip)
+        await self._send_all({"type": "update", "events": [e.to_json() for e in events], "game": self.snapshot()}, skip)
 
     async def _send_all(self, message: dict[str, Any], skip: Watcher | None = None) -> None:
         text = json.dumps(message, separators=(",", ":"), ensure_ascii=False)  # once for all
@@ -579,11 +635,18 @@ class Room:
                 # a die a person rolled before the autopilot took over is the die to play
                 pending = self.state.roll
 
-                def dice() -> int:
+                def dice(pending: int | None = pending) -> int:
                     return self.dice.randint(1, 6) if pending is None else pending
+
                 turns: list[Turn] = []
-                play_out(self.state._replace(roll=None), seat_chooser({colour: self._bot_for(colour)}), dice,
-                         watch=turns.append, checked=True, actions=1)
+                play_out(
+                    self.state._replace(roll=None),
+                    seat_chooser({colour: self._bot_for(colour)}),
+                    dice,
+                    watch=turns.append,
+                    checked=True,
+                    actions=1,
+                )
                 turn = turns[0]
                 events = turn.events[1:] if pending is not None else turn.events  # announced already
                 try:
@@ -609,8 +672,13 @@ class Rooms:
     """The rooms in memory: loaded from the store when first asked for (in a worker
     thread, once however many ask at the same moment), dropped when nobody watches."""
 
-    def __init__(self, store: Store, dice_factory: Callable[[], random.Random] = random.SystemRandom,
-                 grace: float = GRACE_SECONDS, limits: Limits = Limits()) -> None:
+    def __init__(
+        self,
+        store: Store,
+        dice_factory: Callable[[], random.Random] = random.SystemRandom,
+        grace: float = GRACE_SECONDS,
+        limits: Limits = Limits(),
+    ) -> None:
         self.store = store
         self.dice_factory = dice_factory
         self.grace = grace
@@ -635,6 +703,7 @@ class Rooms:
         def read() -> tuple[StoredGame, State] | None:
             stored = self.store.load(game_id)
             return None if stored is None else (stored, rebuild(stored))
+
         found = await asyncio.to_thread(read)
         if found is None:
             raise ProtocolError("unknown-game", "no game with that id")
@@ -670,16 +739,24 @@ class Rooms:
 
     def sweep(self, now: float) -> int:
         """Drop rooms nobody has watched for a while; returns how many were dropped."""
-        idle = [game_id for game_id, room in self.rooms.items()
-                if room.evictable() and now - room.last_seen >= self.limits.room_idle_seconds]
+        idle = [
+            game_id
+            for game_id, room in self.rooms.items()
+            if room.evictable() and now - room.last_seen >= self.limits.room_idle_seconds
+        ]
         for game_id in idle:
             del self.rooms[game_id]
         return len(idle)
 
-    async def create(self, rules: Rules, players: tuple[str, ...], seats: dict[str, dict[str, str]],
-                     extra: dict[str, Any] | None = None,
-                     actions: list[tuple[int, int | None]] | None = None,
-                     state: State | None = None) -> tuple[Room, str]:
+    async def create(
+        self,
+        rules: Rules,
+        players: tuple[str, ...],
+        seats: dict[str, dict[str, str]],
+        extra: dict[str, Any] | None = None,
+        actions: list[tuple[int, int | None]] | None = None,
+        state: State | None = None,
+    ) -> tuple[Room, str]:
         """A new stored game from checked parts, and the host's secret token (handed to its
         creator once). The room is built before anything is written, and kept only after
         the write succeeded. `state` is the state after `actions`, when the caller has it."""
@@ -689,14 +766,39 @@ class Rooms:
         host_token = secrets.token_urlsafe(24)
         now = time.time()
         started = not any(seat["kind"] == "open" for seat in seats.values())
-        stored = StoredGame(secrets.token_urlsafe(9), now, now, rules.to_json(), list(players), seats,
-                            dict(extra or {}), None, "normal", state.over, state.winner,
-                            list(state.ranking), actions, token_hash(host_token), started)
+        stored = StoredGame(
+            secrets.token_urlsafe(9),
+            now,
+            now,
+            rules.to_json(),
+            list(players),
+            seats,
+            dict(extra or {}),
+            None,
+            "normal",
+            state.over,
+            state.winner,
+            list(state.ranking),
+            actions,
+            token_hash(host_token),
+            started,
+        )
         room = self._room(stored, state)
         self._make_space()  # before the write: a refused game must not be stored
         await asyncio.to_thread(
-            self.store.create, stored.id, stored.rules, stored.players, seats, stored.extra, actions,
-            state.over, state.winner, list(state.ranking), stored.host_token, started)
+            self.store.create,
+            stored.id,
+            stored.rules,
+            stored.players,
+            seats,
+            stored.extra,
+            actions,
+            state.over,
+            state.winner,
+            list(state.ranking),
+            stored.host_token,
+            started,
+        )
         return self._keep(room), host_token
 
     async def forget(self, game_id: str) -> bool:
@@ -717,14 +819,16 @@ class Rooms:
         return True
 
 
-def import_parts(record: Record, limits: Limits) -> tuple[dict[str, dict[str, str]], dict[str, Any],
-                                                          list[tuple[int, int | None]], State]:
+def import_parts(
+    record: Record, limits: Limits
+) -> tuple[dict[str, dict[str, str]], dict[str, Any], list[tuple[int, int | None]], State]:
     """A parsed record checked as strictly as a new game, then replayed once: (seats, extra,
     actions, final state). Runs in a worker thread. Seats come from the record when they
     are valid (a record from another tool may have none: every seat is then human)."""
     if len(record.actions) > limits.record_actions:
-        raise ProtocolError("bad-record", f"the record has {len(record.actions)} actions; at most"
-                            f" {limits.record_actions} are accepted")
+        raise ProtocolError(
+            "bad-record", f"the record has {len(record.actions)} actions; at most {limits.record_actions} are accepted"
+        )
     try:
         timer = parse_timer(record.extra.get("timer", 0))
     except ProtocolError as error:
@@ -740,15 +844,15 @@ def import_parts(record: Record, limits: Limits) -> tuple[dict[str, dict[str, st
         if _depth(value) > EXTRA_DEPTH:
             raise ProtocolError("bad-record", f"{key[:40]!r} nests more than {EXTRA_DEPTH} levels deep")
     if len(json.dumps(extra)) > EXTRA_CHARACTERS:
-        raise ProtocolError("bad-record", f"the record's other fields are longer than {EXTRA_CHARACTERS}"
-                            " characters")
+        raise ProtocolError("bad-record", f"the record's other fields are longer than {EXTRA_CHARACTERS} characters")
     if timer:
         extra["timer"] = timer
     return seats, extra, actions, state
 
 
-SERVER_KEYS: Final = frozenset({"seats", "id", "timer", "host_token", "speed", "pending_roll", "started",
-                                "created", "updated"})
+SERVER_KEYS: Final = frozenset(
+    {"seats", "id", "timer", "host_token", "speed", "pending_roll", "started", "created", "updated"}
+)
 """Top-level record keys an import does not keep: the server decides them itself."""
 EXTRA_DEPTH: Final = 16
 EXTRA_CHARACTERS: Final = 64_000

@@ -19,8 +19,7 @@ import platformdirs
 import uvicorn
 
 from .app import create_app
-from .connections import (ConnectionGuard, guarded_protocols, is_loopback, quiet_repeated_logs,
-                          raise_open_files_limit)
+from .connections import ConnectionGuard, guarded_protocols, is_loopback, quiet_repeated_logs, raise_open_files_limit
 from .guard import LOOPBACK_NAMES, HostPolicy
 from .limits import Limits
 from .protocol import MAX_MESSAGE_BYTES
@@ -37,6 +36,7 @@ def lan_addresses() -> list[str]:
     found: set[str] = set()
     try:
         import psutil
+
         for addresses in psutil.net_if_addrs().values():
             found |= {a.address for a in addresses if a.family == socket.AF_INET}
     except ImportError:
@@ -69,8 +69,14 @@ class OptionError(ValueError):
 def parse_public_url(url: str) -> str:
     """`--public-url`: an http(s) address without a path, as invite links should use it."""
     parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path.strip("/") \
-            or parts.query or parts.fragment or parts.username:
+    if (
+        parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or parts.path.strip("/")
+        or parts.query
+        or parts.fragment
+        or parts.username
+    ):
         raise OptionError(f"--public-url {url!r} must look like https://games.example.org (no path)")
     try:
         parts.port  # noqa: B018 - a port that is not a number raises ValueError
@@ -122,8 +128,7 @@ def serve(options: ServeOptions) -> int:
     bound = sock.getsockname()[1]
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     address = f"http://{shown}:{bound}/"
-    print(f"flyingchess is running at {address}  (games are saved in {folder}; Ctrl+C stops)",
-          flush=True)
+    print(f"flyingchess is running at {address}  (games are saved in {folder}; Ctrl+C stops)", flush=True)
     lans = lan_addresses() if host in ("0.0.0.0", "::") else []
     for lan in lans:
         print(f"  on your network: http://{lan}:{bound}/", flush=True)
@@ -131,17 +136,30 @@ def serve(options: ServeOptions) -> int:
     local = host in LOOPBACK_NAMES and not options.network
     limits = Limits()
     trusted = set(options.trusted_proxies)
-    guard = ConnectionGuard(limits.connections_per_address, limits.header_seconds,
-                            exempt=lambda peer: is_loopback(peer) or peer in trusted)
+    guard = ConnectionGuard(
+        limits.connections_per_address, limits.header_seconds, exempt=lambda peer: is_loopback(peer) or peer in trusted
+    )
     http_protocol, ws_protocol = guarded_protocols(guard)
-    app = create_app(store, limits=limits, local=local, invite_base=invite_base, public_url=public_url,
-                     hosts=host_policy(options, lans, public_url))
+    app = create_app(
+        store,
+        limits=limits,
+        local=local,
+        invite_base=invite_base,
+        public_url=public_url,
+        hosts=host_policy(options, lans, public_url),
+    )
     config = uvicorn.Config(
-        app, log_level=os.environ.get("FLYINGCHESS_LOG", "warning"),
-        http=http_protocol, ws=ws_protocol, ws_max_size=MAX_MESSAGE_BYTES,
+        app,
+        log_level=os.environ.get("FLYINGCHESS_LOG", "warning"),
+        http=http_protocol,
+        ws=ws_protocol,
+        ws_max_size=MAX_MESSAGE_BYTES,
         ws_per_message_deflate=False,  # compressing each update per connection costs more than it saves
-        proxy_headers=bool(trusted), forwarded_allow_ips=",".join(sorted(trusted)) or None,
-        server_header=False, timeout_keep_alive=5)
+        proxy_headers=bool(trusted),
+        forwarded_allow_ips=",".join(sorted(trusted)) or None,
+        server_header=False,
+        timeout_keep_alive=5,
+    )
     raise_open_files_limit()
     quiet_repeated_logs()
     server = uvicorn.Server(config)

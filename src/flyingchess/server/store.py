@@ -17,9 +17,10 @@ import json
 import sqlite3
 import threading
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -84,6 +85,7 @@ R = TypeVar("R")
 
 def _locked(method: Callable[P, R]) -> Callable[P, R]:
     """Run under the store's lock; any SQLite failure becomes a StoreError."""
+
     @functools.wraps(method)
     def run(*args: P.args, **kwargs: P.kwargs) -> R:
         store = args[0]
@@ -93,6 +95,7 @@ def _locked(method: Callable[P, R]) -> Callable[P, R]:
                 return method(*args, **kwargs)
             except sqlite3.Error as error:
                 raise StoreError(f"the games database {store.path} failed: {error}") from None
+
     return run
 
 
@@ -125,9 +128,11 @@ class StoredGame:
     """False while the host gathers players: nobody rolls until the host starts."""
 
 
-SUMMARY_COLUMNS = ("g.id, g.created, g.updated, g.rules, g.players, g.seats, g.over, g.winner,"
-                   " g.ranking, g.open_seats, COALESCE(g.action_count,"
-                   " (SELECT COUNT(*) FROM actions a WHERE a.game_id = g.id))")
+SUMMARY_COLUMNS = (
+    "g.id, g.created, g.updated, g.rules, g.players, g.seats, g.over, g.winner,"
+    " g.ranking, g.open_seats, COALESCE(g.action_count,"
+    " (SELECT COUNT(*) FROM actions a WHERE a.game_id = g.id))"
+)
 
 
 class Store:
@@ -154,8 +159,9 @@ class Store:
             self._upgrade()
         except (sqlite3.Error, OSError) as error:
             self.db.close()
-            raise StoreError(f"cannot open the games database {path}: {error}; "
-                             "move it aside (or restore a backup) and start again") from None
+            raise StoreError(
+                f"cannot open the games database {path}: {error}; move it aside (or restore a backup) and start again"
+            ) from None
 
     def _upgrade(self) -> None:
         columns = {row[1] for row in self.db.execute("PRAGMA table_info(games)")}
@@ -171,8 +177,9 @@ class Store:
                         shared, open_seats = seat_counts(json.loads(seats))
                     except (ValueError, AttributeError):
                         continue
-                    self.db.execute("UPDATE games SET shared = ?, open_seats = ? WHERE id = ?",
-                                    (int(shared), open_seats, game_id))
+                    self.db.execute(
+                        "UPDATE games SET shared = ?, open_seats = ? WHERE id = ?", (int(shared), open_seats, game_id)
+                    )
         self.db.executescript(INDEXES)
 
     def close(self) -> None:
@@ -180,11 +187,20 @@ class Store:
             self.db.close()
 
     @_locked
-    def create(self, game_id: str, rules: Any, players: list[str], seats: dict[str, Any],
-               extra: dict[str, Any], actions: list[tuple[int, int | None]],
-               over: bool = False, winner: str | None = None,
-               ranking: list[str] | None = None, host_token: str | None = None,
-               started: bool = True) -> None:
+    def create(
+        self,
+        game_id: str,
+        rules: Any,
+        players: list[str],
+        seats: dict[str, Any],
+        extra: dict[str, Any],
+        actions: list[tuple[int, int | None]],
+        over: bool = False,
+        winner: str | None = None,
+        ranking: list[str] | None = None,
+        host_token: str | None = None,
+        started: bool = True,
+    ) -> None:
         now = time.time()
         shared, open_seats = seat_counts(seats)
         with self.db:
@@ -193,12 +209,28 @@ class Store:
                 "INSERT INTO games (id, created, updated, rules, players, seats, extra, over, winner,"
                 " ranking, host_token, started, shared, open_seats, action_count)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (game_id, now, now, json.dumps(rules), json.dumps(players), json.dumps(seats),
-                 json.dumps(extra), int(over), winner, json.dumps(ranking or []), host_token,
-                 int(started), int(shared), open_seats, len(actions)))
+                (
+                    game_id,
+                    now,
+                    now,
+                    json.dumps(rules),
+                    json.dumps(players),
+                    json.dumps(seats),
+                    json.dumps(extra),
+                    int(over),
+                    winner,
+                    json.dumps(ranking or []),
+                    host_token,
+                    int(started),
+                    int(shared),
+                    open_seats,
+                    len(actions),
+                ),
+            )
             self.db.executemany(
                 "INSERT INTO actions (game_id, seq, roll, plane, at) VALUES (?, ?, ?, ?, ?)",
-                [(game_id, seq, roll, plane, now) for seq, (roll, plane) in enumerate(actions)])
+                [(game_id, seq, roll, plane, now) for seq, (roll, plane) in enumerate(actions)],
+            )
 
     @_locked
     def set_pending_roll(self, game_id: str, roll: int) -> float:
@@ -207,22 +239,25 @@ class Store:
         now = time.time()
         with self.db:
             self.db.execute("BEGIN")
-            self.db.execute("UPDATE games SET pending_roll = ?, updated = ? WHERE id = ?",
-                            (roll, now, game_id))
+            self.db.execute("UPDATE games SET pending_roll = ?, updated = ? WHERE id = ?", (roll, now, game_id))
         return now
 
     @_locked
-    def append_action(self, game_id: str, seq: int, roll: int, plane: int | None, over: bool,
-                      winner: str | None, ranking: list[str]) -> float:
+    def append_action(
+        self, game_id: str, seq: int, roll: int, plane: int | None, over: bool, winner: str | None, ranking: list[str]
+    ) -> float:
         now = time.time()
         with self.db:
             self.db.execute("BEGIN")
-            self.db.execute("INSERT INTO actions (game_id, seq, roll, plane, at) VALUES (?, ?, ?, ?, ?)",
-                            (game_id, seq, roll, plane, now))
+            self.db.execute(
+                "INSERT INTO actions (game_id, seq, roll, plane, at) VALUES (?, ?, ?, ?, ?)",
+                (game_id, seq, roll, plane, now),
+            )
             self.db.execute(
                 "UPDATE games SET pending_roll = NULL, updated = ?, over = ?, winner = ?, ranking = ?,"
                 " action_count = ? WHERE id = ?",
-                (now, int(over), winner, json.dumps(ranking), seq + 1, game_id))
+                (now, int(over), winner, json.dumps(ranking), seq + 1, game_id),
+            )
         return now
 
     @_locked
@@ -231,28 +266,33 @@ class Store:
         now = time.time()
         with self.db:
             self.db.execute("BEGIN")
-            self.db.execute("UPDATE games SET seats = ?, started = ?, shared = ?, open_seats = ?,"
-                            " updated = ? WHERE id = ?",
-                            (json.dumps(seats), int(started), int(shared), open_seats, now, game_id))
+            self.db.execute(
+                "UPDATE games SET seats = ?, started = ?, shared = ?, open_seats = ?, updated = ? WHERE id = ?",
+                (json.dumps(seats), int(started), int(shared), open_seats, now, game_id),
+            )
         return now
 
     @_locked
-    def add_chat(self, game_id: str, at: float, colour: str | None, name: str, text: str,
-                 keep: int = 100) -> None:
+    def add_chat(self, game_id: str, at: float, colour: str | None, name: str, text: str, keep: int = 100) -> None:
         """One chat line; only the game's last `keep` lines stay stored."""
         with self.db:
             self.db.execute("BEGIN")
-            self.db.execute("INSERT INTO chat (game_id, at, colour, name, text) VALUES (?, ?, ?, ?, ?)",
-                            (game_id, at, colour, name, text))
+            self.db.execute(
+                "INSERT INTO chat (game_id, at, colour, name, text) VALUES (?, ?, ?, ?, ?)",
+                (game_id, at, colour, name, text),
+            )
             self.db.execute(
                 "DELETE FROM chat WHERE game_id = ? AND rowid NOT IN (SELECT rowid FROM chat"
-                " WHERE game_id = ? ORDER BY at DESC, rowid DESC LIMIT ?)", (game_id, game_id, keep))
+                " WHERE game_id = ? ORDER BY at DESC, rowid DESC LIMIT ?)",
+                (game_id, game_id, keep),
+            )
 
     @_locked
     def chat(self, game_id: str, last: int) -> list[dict[str, Any]]:
         rows = self.db.execute(
-            "SELECT at, colour, name, text FROM chat WHERE game_id = ? ORDER BY at DESC, rowid DESC"
-            " LIMIT ?", (game_id, last)).fetchall()
+            "SELECT at, colour, name, text FROM chat WHERE game_id = ? ORDER BY at DESC, rowid DESC LIMIT ?",
+            (game_id, last),
+        ).fetchall()
         return [{"at": r[0], "colour": r[1], "name": r[2], "text": r[3]} for r in reversed(rows)]
 
     @_locked
@@ -279,39 +319,63 @@ class Store:
     def load(self, game_id: str) -> StoredGame | None:
         row = self.db.execute(
             "SELECT id, created, updated, rules, players, seats, extra, pending_roll, speed, over,"
-            " winner, ranking, host_token, started FROM games WHERE id = ?", (game_id,)).fetchone()
+            " winner, ranking, host_token, started FROM games WHERE id = ?",
+            (game_id,),
+        ).fetchone()
         if row is None:
             return None
-        actions = [(roll, plane) for roll, plane in self.db.execute(
-            "SELECT roll, plane FROM actions WHERE game_id = ? ORDER BY seq", (game_id,))]
+        actions = [
+            (roll, plane)
+            for roll, plane in self.db.execute(
+                "SELECT roll, plane FROM actions WHERE game_id = ? ORDER BY seq", (game_id,)
+            )
+        ]
         try:
-            stored = StoredGame(row[0], row[1], row[2], json.loads(row[3]), json.loads(row[4]),
-                                json.loads(row[5]), json.loads(row[6]), row[7], row[8],
-                                bool(row[9]), row[10], json.loads(row[11]), actions, row[12],
-                                bool(row[13]))
+            stored = StoredGame(
+                row[0],
+                row[1],
+                row[2],
+                json.loads(row[3]),
+                json.loads(row[4]),
+                json.loads(row[5]),
+                json.loads(row[6]),
+                row[7],
+                row[8],
+                bool(row[9]),
+                row[10],
+                json.loads(row[11]),
+                actions,
+                row[12],
+                bool(row[13]),
+            )
         except (ValueError, TypeError) as error:
             raise DamagedGame(f"game {game_id} is damaged in storage: {error}") from None
-        if not isinstance(stored.seats, dict) or not isinstance(stored.extra, dict) \
-                or not isinstance(stored.players, list) or _number(stored.created) != stored.created \
-                or _number(stored.updated) != stored.updated:
+        if (
+            not isinstance(stored.seats, dict)
+            or not isinstance(stored.extra, dict)
+            or not isinstance(stored.players, list)
+            or _number(stored.created) != stored.created
+            or _number(stored.updated) != stored.updated
+        ):
             raise DamagedGame(f"game {game_id} is damaged in storage: a field has the wrong kind")
         return stored
 
     @_locked
-    def summaries(self, limit: int, offset: int = 0,
-                  ids: Iterable[str] | None = None) -> list[dict[str, Any]]:
+    def summaries(self, limit: int, offset: int = 0, ids: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """Games without their actions, newest change first (the home screen): a page of
         every game, or only the games named by `ids`."""
         if ids is None:
             rows = self.db.execute(
-                f"SELECT {SUMMARY_COLUMNS} FROM games g ORDER BY g.updated DESC LIMIT ? OFFSET ?",
-                (limit, offset)).fetchall()
+                f"SELECT {SUMMARY_COLUMNS} FROM games g ORDER BY g.updated DESC LIMIT ? OFFSET ?", (limit, offset)
+            ).fetchall()
         else:
             wanted = list(ids)
             marks = ",".join("?" * len(wanted))
             rows = self.db.execute(
                 f"SELECT {SUMMARY_COLUMNS} FROM games g WHERE g.id IN ({marks})"
-                " ORDER BY g.updated DESC LIMIT ? OFFSET ?", (*wanted, limit, offset)).fetchall()
+                " ORDER BY g.updated DESC LIMIT ? OFFSET ?",
+                (*wanted, limit, offset),
+            ).fetchall()
         return [_summary(row) for row in rows]
 
     @_locked
@@ -320,26 +384,41 @@ class Store:
         rows = self.db.execute(
             f"SELECT {SUMMARY_COLUMNS} FROM games g WHERE g.over = 0 AND g.shared = 1"
             " ORDER BY g.open_seats > 0 DESC, g.updated DESC LIMIT ? OFFSET ?",
-            (limit, offset)).fetchall()
+            (limit, offset),
+        ).fetchall()
         return [_summary(row) for row in rows]
 
 
 def _summary(row: tuple[Any, ...]) -> dict[str, Any]:
     """A list entry, whatever the row holds: a damaged row still lists (and can be deleted)."""
+
     def parsed(text: Any, kind: type, default: Any) -> Any:
         try:
             value = json.loads(text)
         except (ValueError, TypeError, RecursionError):
             return default
         return value if isinstance(value, kind) else default
-    seats = {colour: seat for colour, seat in parsed(row[5], dict, {}).items()
-             if isinstance(colour, str) and isinstance(seat, dict)}
+
+    seats = {
+        colour: seat
+        for colour, seat in parsed(row[5], dict, {}).items()
+        if isinstance(colour, str) and isinstance(seat, dict)
+    }
     players = [colour for colour in parsed(row[4], list, []) if isinstance(colour, str)]
     ranking = [colour for colour in parsed(row[8], list, []) if isinstance(colour, str)]
-    return {"id": row[0], "created": _number(row[1]), "updated": _number(row[2]),
-            "rules": parsed(row[3], object, None), "players": players, "seats": seats,
-            "over": bool(row[6]), "winner": row[7] if isinstance(row[7], str) else None,
-            "ranking": ranking, "open_seats": _number(row[9]), "actions": _number(row[10])}
+    return {
+        "id": row[0],
+        "created": _number(row[1]),
+        "updated": _number(row[2]),
+        "rules": parsed(row[3], object, None),
+        "players": players,
+        "seats": seats,
+        "over": bool(row[6]),
+        "winner": row[7] if isinstance(row[7], str) else None,
+        "ranking": ranking,
+        "open_seats": _number(row[9]),
+        "actions": _number(row[10]),
+    }
 
 
 def _number(value: Any) -> Any:
