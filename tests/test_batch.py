@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -22,7 +21,7 @@ from flyingchess.bots import make_bot
 from flyingchess.game import DEFAULT_PLAYERS, apply, carried_planes
 from flyingchess.rules import PRESETS
 
-pytest.importorskip("numpy")
+np = pytest.importorskip("numpy")
 from flyingchess.envs.batch import (
     PASS,
     BatchGame,
@@ -113,12 +112,14 @@ def play_lockstep(
     return events
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(rules_strategy, players_strategy(), st.integers(0, 2**32 - 1), st.sampled_from([0.0, 0.4]))
 def test_random_games_match_the_engine(rules: Rules, players: tuple[str, ...], seed: int, sixes: float) -> None:
     play_lockstep(rules, players, 5, seed, "random", sixes)
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(rules_strategy, players_strategy(), st.integers(0, 2**32 - 1), st.sampled_from([0.0, 0.4]))
 def test_heuristic_games_match_the_engine_and_its_bot(
@@ -133,6 +134,7 @@ def test_presets_match_the_engine(preset: str, count: int) -> None:
     play_lockstep(Rules.preset(preset), DEFAULT_PLAYERS[count], 6, count, "random", 0.2, compact_at=40)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("three_sixes", ["last-moved", "moved-by-sixes", "all"])
 def test_rare_events_are_exercised(three_sixes: str) -> None:
     """The lockstep games really meet the events they are meant to check."""

@@ -11,6 +11,7 @@ from flyingchess import PRESETS, Rules, apply, legal_moves, new_game, roll, setu
 from flyingchess.bots import BOTS, bot_names, make_bot
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(BOTS))
 @pytest.mark.parametrize("preset", list(PRESETS))
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -29,11 +30,22 @@ def test_every_bot_plays_legal_moves_to_the_end(name: str, preset: str, players:
     assert passes > 0
 
 
-@pytest.mark.parametrize("name", list(BOTS))
-def test_bots_are_deterministic_under_a_seed(name: str) -> None:
+def test_the_random_bot_follows_its_seed() -> None:
     state = setup_position({"red": [3, 10, 20, -1], "blue": [-1] * 4}, roll=6)
-    picks = {tuple(make_bot(name, seed=9).choose(state) for _ in range(1)) for _ in range(5)}
-    assert len(picks) == 1
+
+    def choices(seed: int) -> list[int | None]:
+        bot = make_bot("random", seed=seed)
+        return [bot.choose(state) for _ in range(40)]
+
+    assert choices(9) == choices(9)  # the same seed, the same choices
+    assert choices(9) != choices(10)  # another seed, other choices (40 picks among 4)
+    assert len(set(choices(9))) > 1
+
+
+@pytest.mark.parametrize("name", [name for name in BOTS if name != "random"])
+def test_the_other_bots_choose_the_same_whatever_the_seed(name: str) -> None:
+    state = setup_position({"red": [3, 10, 20, -1], "blue": [12, -1, 40, -1]}, roll=6)
+    assert len({make_bot(name, seed).choose(state) for seed in (None, 1, 2, 99)}) == 1
 
 
 def test_registry_lists_weakest_first_and_rejects_unknown_names() -> None:

@@ -24,7 +24,7 @@ def catalogue(language: str) -> dict[str, str]:
 
 
 def test_three_languages_with_the_same_messages() -> None:
-    assert LANGUAGES == ["en", "vi", "zh"]
+    assert {"en", "vi", "zh"} <= set(LANGUAGES)
     english = set(catalogue("en"))
     for language in LANGUAGES:
         assert set(catalogue(language)) == english, language

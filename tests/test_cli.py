@@ -359,6 +359,7 @@ def test_tournament_refuses_a_negative_bootstrap_and_allows_none() -> None:
         assert entry["ci95"] == [entry["rating"], entry["rating"]]
 
 
+@pytest.mark.slow
 def test_simulate_plot_is_checked_before_the_games(tmp_path: Path) -> None:
     simulate = ("simulate", "--bots", "random,random", "--games", "100000")
     missing = tmp_path / "missing" / "rates.png"

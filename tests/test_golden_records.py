@@ -64,6 +64,7 @@ def test_golden_records_cover_every_special_rule() -> None:
     assert set(FEATURES) - covered == set()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["classic-4p", "traditional-4p", "house-3p"])
 def test_choose_heuristic_matches_oracle_along_a_golden_game(name: str, tmp_path: Path) -> None:
     data = json.loads((RECORDS / f"{name}.json").read_text())

@@ -29,8 +29,6 @@ from flyingchess.server.store import Store
 
 from servers import Server
 
-pytestmark = pytest.mark.server
-
 
 @pytest.fixture()
 def network(tmp_path: Path) -> Iterator[Server]:

@@ -3,11 +3,12 @@ features the same whether the trainer computes them on a batch or the bot on one
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from flyingchess import PRESETS, Rules, setup_position
 from flyingchess.bots import BOTS, make_bot
+
+np = pytest.importorskip("numpy")  # the learned bot needs NumPy (the rl extra)
 from flyingchess.bots.learned import FEATURES, LearnedBot, feature_tables, features, scores
 from flyingchess.envs.batch import BatchGame, random_actions
 from flyingchess.envs.training import batch_features, batch_winner
@@ -51,6 +52,7 @@ def test_runs_from_a_plane_that_can_hit_it() -> None:
     assert LearnedBot().choose(state) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", list(PRESETS))
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_batch_features_equal_the_bots_features_for_the_same_state(preset: str, players: int) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,7 +16,7 @@ from flyingchess.bots import make_bot
 from flyingchess.game import apply
 from flyingchess.record import ActionError, RecordError, parse_record
 
-from oracle import OracleError, OracleGame, oracle_replay
+from oracle import OracleError, oracle_replay, parse_header
 from oracle import new_game as oracle_new_game
 from strategies import players_strategy, rules_strategy
 
@@ -54,6 +55,7 @@ def random_record(rules: Rules, players: tuple[str, ...], seed: int, junk: float
     return {"format": "flyingchess/1", "rules": rules.to_json(), "players": list(players), "actions": actions}
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     rules=rules_strategy,
@@ -69,6 +71,7 @@ def test_engine_and_oracle_agree_on_every_state(rules: Rules, players: tuple[str
     assert actual == expected
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(rules=rules_strategy, players=players_strategy(), seed=st.integers(0, 2**32))
 def test_engine_and_oracle_agree_on_legal_moves_and_heuristic(
@@ -155,4 +158,10 @@ def test_engine_and_oracle_agree_on_malformed_headers(parts: list[dict[str, Any]
     assert engine_ok == oracle_ok, record
     if engine_ok:
         assert engine_trace(record) == (expected, expected_error[0] if expected_error else None)
-        assert isinstance(OracleGame, type) and parsed.players == tuple(record["players"])
+        # the header means the same to both: players, and every option's value
+        oracle_rules, oracle_players, _ = parse_header(record)
+        assert parsed.players == tuple(oracle_players)
+        assert {
+            name: sorted(value) if isinstance(value, (set, frozenset)) else value
+            for name, value in oracle_rules.items()
+        } == parsed.rules.to_json()

@@ -86,6 +86,7 @@ def play_random_game(rules: Rules, players: tuple[str, ...], seed: int) -> tuple
     return states, record
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(rules=rules_strategy, players=players_strategy(), seed=st.integers(0, 2**32))
 def test_random_games_keep_every_invariant_and_end(rules: Rules, players: tuple[str, ...], seed: int) -> None:
@@ -97,6 +98,7 @@ def test_random_games_keep_every_invariant_and_end(rules: Rules, players: tuple[
     assert states[-1].over
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(rules=rules_strategy, players=players_strategy(), seed=st.integers(0, 2**32))
 def test_replaying_a_record_reproduces_the_game(rules: Rules, players: tuple[str, ...], seed: int) -> None:
@@ -108,6 +110,7 @@ def test_replaying_a_record_reproduces_the_game(rules: Rules, players: tuple[str
     assert replayed == states
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(rules=rules_strategy, players=players_strategy(), seed=st.integers(0, 2**32))
 def test_fast_path_agrees_with_checked_path(rules: Rules, players: tuple[str, ...], seed: int) -> None:
@@ -120,6 +123,7 @@ def test_fast_path_agrees_with_checked_path(rules: Rules, players: tuple[str, ..
         assert play_unchecked(state, action["roll"], action["plane"]) == checked
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(rules=rules_strategy, players=players_strategy(), seed=st.integers(0, 2**32))
 def test_illegal_moves_raise_and_legal_moves_do_not(rules: Rules, players: tuple[str, ...], seed: int) -> None:

@@ -132,6 +132,7 @@ json_values = st.recursive(
     )
     | json_values
 )
+@pytest.mark.slow
 def test_any_json_is_either_replayed_or_refused_cleanly(data: object) -> None:
     """Whatever JSON arrives, the only errors are RecordError and ActionError."""
     try:

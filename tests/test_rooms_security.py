@@ -250,6 +250,7 @@ def test_random_messages_never_break_the_game(client: TestClient) -> None:
     list(record.replay())  # every stored action is legal
 
 
+@pytest.mark.slow
 def test_an_absent_player_is_replaced_by_the_autopilot_until_back(store_path: Path) -> None:
     app = create_app(
         Store(store_path), dice=lambda: random.Random(2), limits=Limits.unlimited(), local=False, grace_seconds=0.3
@@ -283,6 +284,7 @@ def test_an_absent_player_is_replaced_by_the_autopilot_until_back(store_path: Pa
                     game = expect(host, "update")["game"]
 
 
+@pytest.mark.slow
 def test_the_turn_timer_moves_for_an_idle_player(store_path: Path) -> None:
     with network_client(store_path) as client:
         body = {

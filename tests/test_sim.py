@@ -89,6 +89,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "flyingchess", *args], capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_simulate_cli_json_and_plot(tmp_path: Path) -> None:
     plot = tmp_path / "rates.png"
     result = run(

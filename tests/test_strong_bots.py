@@ -40,6 +40,7 @@ def play_out(name: str, rules: Rules, players: int, seed: int) -> int:
     return passes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", STRONG)
 @pytest.mark.parametrize("preset", list(PRESETS))
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -72,12 +73,14 @@ def option_variants() -> list[Rules]:
     return variants
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", STRONG)
 @pytest.mark.parametrize("index", range(len(option_variants())))
 def test_strong_bots_play_every_rule_option(name: str, index: int) -> None:
     play_out(name, option_variants()[index], players=2 + index % 3, seed=11)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", STRONG)
 def test_strong_bots_are_deterministic(name: str) -> None:
     rng = random.Random(5)

@@ -17,12 +17,12 @@ from typing import Any
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE.parent))
 
-from flyingchess import Rules, apply, new_game, roll  # noqa: E402
-from flyingchess.bots import make_bot  # noqa: E402
-from flyingchess.record import Record  # noqa: E402
+from flyingchess import Rules, apply, new_game, roll
+from flyingchess.bots import make_bot
+from flyingchess.record import Record
 
-from golden import features_of_record, golden_record_json  # noqa: E402
-from oracle import oracle_replay  # noqa: E402
+from golden import features_of_record, golden_record_json
+from oracle import oracle_replay
 
 SCENARIOS: list[tuple[str, Any, tuple[str, ...], set[str]]] = [
     (
