@@ -515,21 +515,24 @@ class BatchGame:
         """After the move (docs/rules.md, a turn and three sixes): another roll or the next
         player, the count of sixes and the planes they moved, the plane moved last, and
         the ranking when a player has just finished."""
+        # (Selections are arithmetic, the fastest NumPy form here: `x * flag` keeps x where
+        # flag is true and gives 0 elsewhere; `b ^ ((a ^ b) * flag)` is a where flag, else b.)
         arrays = self.arrays
         was_over = self.over.copy()  # games over before this roll stay as they are
         # a face in extra_roll rolls again, unless it was a third six or the last plane home
-        rolls_again = arrays.extra[rolls] & ~penalty & ~finished_now & ~was_over
+        rolls_again = arrays.extra[rolls] & ~(penalty | finished_now | was_over)
         # sixes in a row and the planes they moved; any other outcome starts them again
-        # (times a bool: 0 where it is false)
         another_six = rolls_again & (rolls == 6)
         self.sixes = (self.sixes + 1) * another_six
         self.six_moved = (self.six_moved | carried) * another_six
-        # the planes moved most recently in this turn (a pass keeps the earlier ones)
-        self.last_moved = np.where(moved, carried, self.last_moved) * rolls_again
+        # the planes moved most recently in this turn (a pass keeps the earlier ones),
+        # forgotten when the turn passes
+        latest = self.last_moved ^ ((self.last_moved ^ carried) * moved)
+        self.last_moved = latest * rolls_again
         ended = self._finish(np.flatnonzero(finished_now)) if finished_now.any() else None
-        # who rolls next: the same player, or the next one still playing
+        # who rolls next: the same player (another roll; a game over), or the next still playing
         next_player = arrays.next_turn[self.turn.astype(np.intp) * 16 + self.finished]
-        self.turn = np.where(rolls_again | was_over, self.turn, next_player)
+        self.turn = next_player ^ ((self.turn ^ next_player) * (rolls_again | was_over))
         self.rolls += ~was_over
         if ended is not None:
             self.turn[ended] = 0  # as in the engine, a game over shows player 0 to move
