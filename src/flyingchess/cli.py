@@ -23,7 +23,7 @@ from .bots import BOTS, bot_listing, bot_names, make_bot, seat_chooser
 from .events import Event, Rolled
 from .game import GameSetupError, Turn, new_game, play_out, random_playout, roll
 from .record import ActionError, Record, RecordError, canonical_state, loads_record
-from .rules import PRESETS, Rules, RulesError
+from .rules import DIE_FACES, PRESETS, Rules, RulesError
 
 EXIT_USAGE = 2
 
@@ -108,7 +108,7 @@ def command_replay(args: argparse.Namespace) -> int:
 
 
 def _die_value(text: str) -> int:
-    if text.strip() not in {"1", "2", "3", "4", "5", "6"}:
+    if text.strip() not in {str(face) for face in DIE_FACES}:
         raise CommandError(f"roll {text!r} is not a die value 1..6")
     return int(text)
 

@@ -19,13 +19,13 @@ from typing import Final, Literal, NamedTuple
 
 from . import board
 from .board import CENTRE, COLOURS, HANGAR, PLANES_PER_COLOUR, SAME_CELL, SEAT
-from .rules import Rules
+from .rules import DIE_FACES, Rules
 
 EffectKind = Literal["check", "jump", "fly"]
 CaptureCause = Literal["landing", "flight"]
 
-FACES: Final = (1, 2, 3, 4, 5, 6)
-CHANCE_OUTCOMES: Final = tuple((face, 1 / 6) for face in FACES)
+FACES: Final = tuple(sorted(DIE_FACES))
+CHANCE_OUTCOMES: Final = tuple((face, 1 / len(FACES)) for face in FACES)
 """The die as a chance node (as OpenSpiel's `chance_outcomes()`): six equally likely faces."""
 
 STACK_FIRST: Final = board.RING_FIRST

@@ -13,7 +13,7 @@ from typing import Any
 
 from .board import COLOURS, PLANES_PER_COLOUR
 from .game import GameSetupError, IllegalMoveError, State, new_game, play, validate_players
-from .rules import CLASSIC, Rules, RulesError
+from .rules import CLASSIC, DIE_FACES, Rules, RulesError
 
 FORMAT = "flyingchess/1"
 
@@ -107,7 +107,7 @@ def parse_action(index: int, action: Any) -> tuple[int, int | None]:
     if "roll" not in action:
         raise ActionError(index, "missing 'roll'")
     roll_value = action["roll"]
-    if isinstance(roll_value, bool) or not isinstance(roll_value, int) or not 1 <= roll_value <= 6:
+    if isinstance(roll_value, bool) or not isinstance(roll_value, int) or roll_value not in DIE_FACES:
         raise ActionError(index, f"roll {json.dumps(roll_value)} is not an integer 1..6")
     if "plane" not in action:
         raise ActionError(index, "missing 'plane' (null for a pass)")

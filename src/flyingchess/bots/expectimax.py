@@ -8,10 +8,15 @@ for it by the same evaluation (max-n). The leaves are valued by bots/evaluation.
 
 from __future__ import annotations
 
+from typing import Final
+
+from ..compiled import CHANCE_OUTCOMES
 from ..game import State, apply_unchecked, legal_moves, moves_unchecked, play_unchecked
 from .greedy import GreedyBot
 
-FACES = (1, 2, 3, 4, 5, 6)
+FACES: Final = tuple(face for face, _ in CHANCE_OUTCOMES)
+if {chance for _, chance in CHANCE_OUTCOMES} != {1 / len(FACES)}:
+    raise AssertionError("expectimax averages over equally likely faces")
 
 
 class ExpectimaxBot(GreedyBot):
@@ -58,4 +63,4 @@ class ExpectimaxBot(GreedyBot):
                 if for_roller > best_for_roller:
                     best_for_roller, value_for_player = for_roller, for_player
             total += value_for_player
-        return total / 6
+        return total / len(FACES)
