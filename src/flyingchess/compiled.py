@@ -136,6 +136,7 @@ class MoveTable:
         "movable",
         "paths",
         "rules",
+        "third_six_can_fire",
         "three_sixes",
         "together",
     )
@@ -155,6 +156,8 @@ class MoveTable:
         """A third six in a row forbids a move (and sends planes home)."""
         self.extra_roll: tuple[bool, ...] = tuple(face in rules.extra_roll for face in range(7))
         """extra_roll[face]: the face gives another roll."""
+        self.third_six_can_fire = self.three_sixes and self.extra_roll[6]
+        """Without an extra roll on a 6, sixes never follow each other within a turn."""
         self.end_first = rules.end == "first"
         """The game ends when the first player finishes (else: until one is left)."""
         self._expected_rolls: tuple[float, ...] | None = None

@@ -223,6 +223,12 @@ def three_sixes_fires(state: State) -> bool:
     return state.roll is not None and _third_six(state, state.roll, move_table(state.rules))
 
 
+def third_six_if(state: State, roll: int) -> bool:
+    """Whether `roll`, were the die (about to be rolled in `state`) to show it, would be a
+    third six in a row that forbids a move: what a search anticipates."""
+    return _third_six(state, roll, move_table(state.rules))
+
+
 def _third_six(state: State, roll: int, table: MoveTable) -> bool:
     return roll == 6 and state.sixes >= 2 and table.three_sixes
 

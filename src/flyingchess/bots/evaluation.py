@@ -32,7 +32,7 @@ from typing import Final, NamedTuple
 
 from ..board import CENTRE, HANGAR, LANE_FIRST, LANE_LAST, TAKEOFF
 from ..compiled import FACES, compile_game, move_table
-from ..game import State, play_unchecked
+from ..game import State, play_unchecked, third_six_if
 from ..rules import Rules
 from .weights import TUNED_WEIGHTS
 
@@ -170,7 +170,7 @@ class Evaluator:
                 shared = sum(1 for progress in row if 1 <= progress <= LANE_LAST and row.count(progress) > 1)
                 equity += stacked * shared
             equities.append(equity)
-        if tables.three_sixes and state.roll is None and state.sixes >= 2 and not state.over:
+        if tables.three_sixes and state.roll is None and not state.over and third_six_if(state, 6):
             penalised = play_unchecked(state, 6, None).planes[turn]
             lost = sum(losses[p + 1] for p, q in zip(state.planes[turn], penalised) if p != q)
             equities[turn] -= weights["three_sixes"] * lost / 6

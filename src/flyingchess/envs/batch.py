@@ -241,7 +241,7 @@ def rule_arrays(rules: Rules, players: tuple[str, ...]) -> RuleArrays:
         launch_words=launch,
         extra=np.array(table.extra_roll),
         together=table.together,
-        third_six=table.three_sixes and table.extra_roll[6],
+        third_six=table.third_six_can_fire,
         punished=np.array(game.punished, np.uint8),
         end_first=table.end_first,
         next_turn=next_turn,
