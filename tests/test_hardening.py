@@ -21,7 +21,7 @@ from flyingchess.server.app import create_app
 from flyingchess.server.guard import HostPolicy, host_name
 from flyingchess.server.limits import Limits
 from flyingchess.server.run import ServeOptions, host_policy
-from flyingchess.server.store import Store
+from flyingchess.server.store import AsyncStore, SqliteStore
 
 from asgi import JSON, LocalClient, error, expect, hello, latest
 
@@ -30,7 +30,7 @@ OPEN_BLUE = {"players": ["red", "blue"], "seats": {"red": {"kind": "human"}, "bl
 
 
 def app_over(path: Path, limits: Limits = FAST, local: bool = False, **options: Any) -> Any:
-    return create_app(Store(path), dice=lambda: random.Random(3), limits=limits, local=local, **options)
+    return create_app(SqliteStore(path), dice=lambda: random.Random(3), limits=limits, local=local, **options)
 
 
 @pytest.fixture()
@@ -356,7 +356,7 @@ def test_chat_is_rate_limited_per_seat_and_only_the_last_lines_are_kept(db: Path
                 host.send_json({"type": "chat", "text": f"line {n}"})
                 expect(host, "chat")
             assert error(host, {"type": "chat", "text": "one too many"}) == "rate-limited"
-    store = Store(db)
+    store = SqliteStore(db)
     for n in range(3, 10):
         store.add_chat(created["id"], time.time() + n, None, "host", f"line {n}", keep=4)
     assert [line["text"] for line in store.chat(created["id"], 100)] == [f"line {n}" for n in range(6, 10)]
@@ -368,7 +368,7 @@ def test_chat_is_rate_limited_per_seat_and_only_the_last_lines_are_kept(db: Path
 
 def test_a_failed_write_changes_nothing_in_memory_or_on_disk(db: Path) -> None:
     app = app_over(db)
-    store: Store = app.state.store
+    store: SqliteStore = app.state.database
     with LocalClient(app) as client:
         created = client.post("/api/games", json=OPEN_BLUE).json()
         url = f"/ws/{created['id']}"
@@ -393,13 +393,13 @@ def test_a_failed_write_changes_nothing_in_memory_or_on_disk(db: Path) -> None:
             store.db.execute("PRAGMA query_only = OFF")  # the disk has room again: all works
             other.send_json({"type": "join", "colour": "blue", "name": "Cam"})
             assert expect(other, "joined")["colour"] == "blue"
-    reloaded = Store(db).load(created["id"])
+    reloaded = SqliteStore(db).load(created["id"])
     assert reloaded is not None and reloaded.seats["blue"]["name"] == "Cam" and not reloaded.started
 
 
 def test_a_failed_roll_is_never_seen_and_the_game_stays_where_it_was(db: Path) -> None:
     app = app_over(db)
-    store: Store = app.state.store
+    store: SqliteStore = app.state.database
     with LocalClient(app) as client:
         created = client.post("/api/games", json={"players": ["red", "blue"]}).json()
         with client.websocket_connect(f"/ws/{created['id']}") as host:
@@ -431,7 +431,7 @@ def test_every_answer_carries_the_security_headers(client: TestClient) -> None:
 def test_the_die_comes_from_the_operating_system(db: Path) -> None:
     import random as stdlib_random
 
-    app = create_app(Store(db), local=True)
+    app = create_app(SqliteStore(db), local=True)
     with LocalClient(app) as client:
         created = client.post("/api/games", json={"players": ["red", "blue"]}).json()
         assert isinstance(app.state.rooms.rooms[created["id"]].dice, stdlib_random.SystemRandom)
@@ -467,7 +467,7 @@ def test_pages_that_stop_reading_hold_up_nobody_and_are_hung_up_on(db: Path) -> 
             pass
 
     async def scenario() -> tuple[list[StoppedReading], Reading, Any]:
-        rooms = Rooms(Store(db), lambda: random.Random(1))
+        rooms = Rooms(AsyncStore(SqliteStore(db)), lambda: random.Random(1))
         seats = {"red": {"kind": "human"}, "blue": {"kind": "human"}}
         room, _ = await rooms.create(Rules.preset("classic"), ("red", "blue"), seats)
         stuck = [StoppedReading() for _ in range(8)]
@@ -653,7 +653,7 @@ def test_an_unexpected_fault_is_a_typed_500_with_the_usual_headers(
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(client.app.state.store, "lobby", broken)  # type: ignore[attr-defined]
+    monkeypatch.setattr(client.app.state.database, "lobby", broken)  # type: ignore[attr-defined]
     answer = client.get("/api/rooms")
     assert answer.status_code == 500 and answer.json()["error"]["code"] == "internal-error"
     assert "frame-ancestors 'none'" in answer.headers["content-security-policy"]
@@ -684,7 +684,7 @@ def test_a_game_deleted_while_it_loads_is_not_kept(db: Path) -> None:
         created = client.post("/api/games", json={"players": ["red", "blue"]}).json()
 
     async def scenario() -> Rooms:
-        rooms = Rooms(Store(db), lambda: random.Random(1))
+        rooms = Rooms(AsyncStore(SqliteStore(db)), lambda: random.Random(1))
         loading = asyncio.ensure_future(rooms.get(created["id"]))
         await asyncio.sleep(0)  # the load is under way in a worker thread
         assert await rooms.forget(created["id"])

@@ -25,7 +25,7 @@ from websockets.exceptions import ConnectionClosed
 from flyingchess.server.app import create_app
 from flyingchess.server.connections import ConnectionGuard, OncePerMinute, guarded_protocols
 from flyingchess.server.limits import Limits
-from flyingchess.server.store import Store
+from flyingchess.server.store import SqliteStore
 
 from servers import Server
 
@@ -137,7 +137,7 @@ def test_running_out_of_files_keeps_players_playing_and_the_log_short(tmp_path: 
 
 def test_a_damaged_database_stops_the_server_with_one_line(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    store = Store(data / "games.sqlite3")
+    store = SqliteStore(data / "games.sqlite3")
     for n in range(400):
         store.create(
             f"game{n}",
@@ -172,7 +172,7 @@ class GuardedServer:
     """uvicorn in a thread with the project's protocols and a small guard."""
 
     def __init__(self, tmp_path: Path, guard: ConnectionGuard) -> None:
-        self.store = Store(tmp_path / "games.sqlite3")
+        self.store = SqliteStore(tmp_path / "games.sqlite3")
         http, ws = guarded_protocols(guard)
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))

@@ -17,7 +17,7 @@ from starlette.testclient import TestClient
 from flyingchess.record import loads_record
 from flyingchess.server.app import create_app
 from flyingchess.server.limits import Limits
-from flyingchess.server.store import Store
+from flyingchess.server.store import SqliteStore
 
 from asgi import LocalClient, error, expect, latest
 
@@ -30,7 +30,9 @@ def store_path(tmp_path: Path) -> Path:
 
 
 def network_client(path: Path) -> TestClient:
-    return LocalClient(create_app(Store(path), dice=lambda: random.Random(11), limits=Limits.unlimited(), local=False))
+    return LocalClient(
+        create_app(SqliteStore(path), dice=lambda: random.Random(11), limits=Limits.unlimited(), local=False)
+    )
 
 
 @pytest.fixture()
@@ -253,7 +255,11 @@ def test_random_messages_never_break_the_game(client: TestClient) -> None:
 @pytest.mark.slow
 def test_an_absent_player_is_replaced_by_the_autopilot_until_back(store_path: Path) -> None:
     app = create_app(
-        Store(store_path), dice=lambda: random.Random(2), limits=Limits.unlimited(), local=False, grace_seconds=0.3
+        SqliteStore(store_path),
+        dice=lambda: random.Random(2),
+        limits=Limits.unlimited(),
+        local=False,
+        grace_seconds=0.3,
     )
     with LocalClient(app) as client:
         body = {"players": ["red", "blue"], "seats": {"red": {"kind": "open"}, "blue": {"kind": "human"}}}

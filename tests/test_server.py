@@ -14,7 +14,7 @@ from starlette.testclient import TestClient
 from flyingchess.record import loads_record
 from flyingchess.server.app import create_app
 from flyingchess.server.limits import Limits
-from flyingchess.server.store import Store, StoreError
+from flyingchess.server.store import SqliteStore, StoreError
 
 from asgi import JSON, LocalClient
 
@@ -24,7 +24,7 @@ HEURISTIC = {"kind": "bot", "bot": "heuristic"}
 
 @pytest.fixture()
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    store = Store(tmp_path / "games.sqlite3")
+    store = SqliteStore(tmp_path / "games.sqlite3")
     seeds = iter(range(1000))
     # scripted games send far faster than a person: lift the per-connection rate limit
     with LocalClient(
@@ -36,7 +36,7 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
 
 @pytest.fixture()
 def limited_client(tmp_path: Path) -> Iterator[TestClient]:
-    store = Store(tmp_path / "games.sqlite3")
+    store = SqliteStore(tmp_path / "games.sqlite3")
     with LocalClient(create_app(store)) as test_client:
         yield test_client
     store.close()
@@ -277,7 +277,7 @@ def test_a_database_that_cannot_be_opened_is_a_clear_error(tmp_path: Path) -> No
     not_a_database = tmp_path / "games.sqlite3"
     not_a_database.write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(StoreError, match="cannot open the games database"):
-        Store(not_a_database)
+        SqliteStore(not_a_database)
 
 
 def test_a_foreign_origin_is_refused_and_the_own_origin_accepted(client: TestClient) -> None:
@@ -326,7 +326,7 @@ def test_rate_limit_refills_over_time() -> None:
 
 
 def test_meta_says_local_and_the_invite_address(tmp_path: Path) -> None:
-    store = Store(tmp_path / "lan.sqlite3")
+    store = SqliteStore(tmp_path / "lan.sqlite3")
     app = create_app(store, local=False, invite_base="http://192.0.2.7:8000")
     with LocalClient(app) as lan:
         meta = lan.get("/api/meta").json()

@@ -281,11 +281,32 @@ def command_play(args: argparse.Namespace) -> int:
             # `serve` always asks pages for tokens, even on loopback: behind a reverse proxy every
             # visitor arrives from 127.0.0.1, and none of them may become every game's host
             network=serving or lan,
+            database=getattr(args, "database", None),
             allowed_hosts=list(args.allowed_host or []),
             public_url=args.public_url,
             trusted_proxies=list(getattr(args, "trusted_proxy", None) or []),
         )
     )
+
+
+def command_migrate(args: argparse.Namespace) -> int:
+    try:
+        from .server.migrate import MigrationError, migrate
+        from .server.run import default_data_dir
+    except ImportError as error:
+        raise CommandError(
+            f"migrate needs the web and cluster extras ({error.name} is missing): pip install 'flyingchess[web,cluster]'"
+        ) from None
+    folder = args.data if args.data is not None else default_data_dir()
+    try:
+        result = migrate(folder, args.to)
+    except MigrationError as error:
+        raise CommandError(f"migrate: {error}") from None
+    print(
+        f"{result['copied']} games copied, {result['skipped']} already there; the target now holds"
+        f" {result['target_games']} games, {result['target_actions']} actions, {result['target_chat']} chat lines"
+    )
+    return 0
 
 
 def _progress(total: int, label: str) -> Any:
@@ -545,6 +566,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve_parser.add_argument(
         "--data", type=Path, default=None, help="folder for the games database (default: your user data folder)"
     )
+    serve_parser.add_argument(
+        "--database", metavar="URL", help="keep games in PostgreSQL (postgresql://...) instead of SQLite in --data"
+    )
     _host_options(serve_parser)
     serve_parser.add_argument(
         "--trusted-proxy",
@@ -555,6 +579,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve_parser.add_argument("--network", action="store_true", help=argparse.SUPPRESS)
     # --network: kept for old scripts; `serve` always asks pages for seat tokens
     serve_parser.set_defaults(handler=command_play, no_browser=True)
+
+    migrate_parser = commands.add_parser("migrate", help="copy a data folder's games from SQLite into PostgreSQL")
+    migrate_parser.add_argument(
+        "--data", type=Path, default=None, help="the data folder (default: your user data folder)"
+    )
+    migrate_parser.add_argument("--to", required=True, metavar="URL", help="postgresql://user:password@host/database")
+    migrate_parser.set_defaults(handler=command_migrate)
 
     demo = commands.add_parser("demo", help="watch bots play a full game in the terminal")
     demo.add_argument(

@@ -69,7 +69,7 @@ from .rooms import (
     token_hash,
     without_secrets,
 )
-from .store import DamagedGame, Store, StoreError
+from .store import AsyncStore, DamagedGame, SqlStore, StoreError
 
 WEB = Path(__file__).resolve().parent.parent / "web"
 SWEEP_SECONDS = 15.0
@@ -236,8 +236,8 @@ async def list_games(request: Request) -> Response:
     ids = None if ids_text is None else [i for i in ids_text.split(",") if i][: limits.list_page_max]
     if ids is None and not _settings(request).local:
         ids = []
-    store: Store = request.app.state.store
-    summaries = await asyncio.to_thread(store.summaries, limit + 1, offset, ids)
+    store: AsyncStore = request.app.state.store
+    summaries = await store.summaries(limit + 1, offset, ids)
     games = [_summary(summary) for summary in summaries[:limit]]
     return JSONResponse({"games": games, "next": offset + limit if len(summaries) > limit else None})
 
@@ -247,8 +247,8 @@ async def lobby(request: Request) -> Response:
     limits = _settings(request).limits
     limit = _count(request, "limit", limits.list_page, limits.list_page_max, least=1)
     offset = _count(request, "offset", 0, 10**9)
-    store: Store = request.app.state.store
-    summaries = await asyncio.to_thread(store.lobby, limit + 1, offset)
+    store: AsyncStore = request.app.state.store
+    summaries = await store.lobby(limit + 1, offset)
     rooms = _rooms(request)
     listing = []
     for summary in summaries[:limit]:
@@ -360,8 +360,8 @@ async def delete_game(request: Request) -> Response:
     """Forget a game. Needs only its stored host token, not the game itself, so a game
     that cannot be loaded can still be deleted."""
     game_id = request.path_params["game_id"]
-    store: Store = request.app.state.store
-    exists, host_token = await asyncio.to_thread(store.host_token, game_id)
+    store: AsyncStore = request.app.state.store
+    exists, host_token = await store.host_token(game_id)
     if not exists:
         raise ProtocolError("unknown-game", "no game with that id")
     _require_host(request, host_token)
@@ -537,7 +537,7 @@ ROUTES = [
 
 
 def create_app(
-    store: Store,
+    database: SqlStore,
     *,
     dice: Callable[[], random.Random] = random.SystemRandom,
     limits: Limits | None = None,
@@ -547,7 +547,7 @@ def create_app(
     public_url: str | None = None,
     hosts: HostPolicy | None = None,
 ) -> Starlette:
-    """The app over one store.
+    """The app over one games database (SQLite or PostgreSQL; it runs in worker threads).
 
     `dice` makes each room's die: the operating system's generator by default; tests
     pass seeded ones. `hosts`: the names the server answers to (loopback names by
@@ -571,6 +571,8 @@ def create_app(
             HTTPException: http_error,
         },
     )
+    store = AsyncStore(database)
+    app.state.database = database
     app.state.store = store
     app.state.settings = settings
     app.state.rooms = Rooms(store, dice, grace_seconds, limits)

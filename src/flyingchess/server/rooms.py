@@ -43,7 +43,7 @@ from ..record import ActionError, Record, canonical_state, parse_action, replay_
 from ..rules import Rules, RulesError
 from .limits import KeyedBuckets, Limits
 from .protocol import ProtocolError, parse_seats, parse_timer
-from .store import DamagedGame, Store, StoredGame, StoreError
+from .store import AsyncStore, DamagedGame, StoredGame, StoreError
 
 BOT_DELAY: Final = {"slow": 1.2, "normal": 0.6, "fast": 0.25, "instant": 0.0}
 """Seconds a bot waits before each roll, by the room's speed."""
@@ -180,15 +180,19 @@ def rebuild(stored: StoredGame) -> State:
 class Room:
     def __init__(
         self,
-        store: Store,
+        store: AsyncStore,
         stored: StoredGame,
         state: State,
         dice: random.Random,
         limits: Limits = Limits(),
         grace: float = GRACE_SECONDS,
+        epoch: int | None = None,
     ) -> None:
-        """A room over a stored game whose `state` the caller has rebuilt (`rebuild`)."""
+        """A room over a stored game whose `state` the caller has rebuilt (`rebuild`).
+        `epoch`: this process's claim on the game when several processes share the
+        database (every write is fenced with it); None for one process alone."""
         self.store = store
+        self.epoch = epoch
         self.limits = limits
         self.id = stored.id
         self.created = stored.created
@@ -221,8 +225,9 @@ class Room:
         self.chat_lines = KeyedBuckets(limits.chat_rate, limits.chat_burst, capacity=16)
         self.reactions = KeyedBuckets(limits.react_rate, limits.react_burst, capacity=16)
 
-    def load_chat(self) -> None:
-        self.recent_chat = [dict(line, at=iso_time(line["at"])) for line in self.store.chat(self.id, CHAT_SHOWN)]
+    async def load_chat(self) -> None:
+        lines = await self.store.chat(self.id, CHAT_SHOWN)
+        self.recent_chat = [dict(line, at=iso_time(line["at"])) for line in lines]
 
     # ---------------------------------------------------------------- views
 
@@ -405,9 +410,9 @@ class Room:
 
     # ---------------------------------------------------------------- changes
 
-    def _write_seats(self, seats: dict[str, dict[str, str]], started: bool) -> None:
+    async def _write_seats(self, seats: dict[str, dict[str, str]], started: bool) -> None:
         """Store new seats, then adopt them (a failed write leaves the old ones)."""
-        self.updated = self.store.set_seats(self.id, seats, started)
+        self.updated = await self.store.set_seats(self.id, seats, started, epoch=self.epoch)
         self.seats = seats
         self.started = started
 
@@ -431,7 +436,7 @@ class Room:
             token = secrets.token_urlsafe(24)
             digest = token_hash(token)
             seat = {"kind": "player", "name": name, "token": digest}
-            self._write_seats({**self.seats, colour: seat}, self.started)
+            await self._write_seats({**self.seats, colour: seat}, self.started)
             self.watchers[watcher] = Control(colours=frozenset({colour}), token=digest)
             await self._broadcast([])
         self.wake_bots()
@@ -445,7 +450,7 @@ class Room:
             if colour not in self.seats:
                 raise ProtocolError("bad-message", f"{colour} does not play in this game")
             seat = {"kind": kind, "bot": bot or AUTOPILOT_BOT} if kind == "bot" else {"kind": kind}
-            self._write_seats({**self.seats, colour: seat}, self.started)
+            await self._write_seats({**self.seats, colour: seat}, self.started)
             self.autopilot.discard(colour)
             self.absent_since.pop(colour, None)
             await self._revoke_lost_seats()
@@ -470,7 +475,7 @@ class Room:
                 colour: {"kind": "bot", "bot": AUTOPILOT_BOT} if seat["kind"] == "open" else seat
                 for colour, seat in self.seats.items()
             }
-            self._write_seats(seats, True)
+            await self._write_seats(seats, True)
             self.turn_started = time.monotonic()
             await self._broadcast([])
         self.wake_bots()
@@ -499,7 +504,7 @@ class Room:
             raise ProtocolError("rate-limited", f"too many {what}: wait {wait:.0f} s", retry_after=wait)
         if text is not None:
             now = time.time()
-            self.store.add_chat(self.id, now, colour, name, text, keep=self.limits.chat_history)
+            await self.store.add_chat(self.id, now, colour, name, text, keep=self.limits.chat_history, epoch=self.epoch)
             message = {"type": "chat", "colour": colour, "name": name, "text": text, "at": iso_time(now)}
             line = {k: v for k, v in message.items() if k != "type"}
             self.recent_chat = (self.recent_chat + [line])[-CHAT_SHOWN:]
@@ -513,11 +518,11 @@ class Room:
             value = self.dice.randint(1, 6)
             rolled, events = roll(self.state, value)
             if legal_moves(rolled):
-                self.updated = self.store.set_pending_roll(self.id, value)
+                self.updated = await self.store.set_pending_roll(self.id, value, epoch=self.epoch)
                 self.state = rolled
                 self.turn_started = time.monotonic()
             else:
-                events += self._commit(rolled, value, None)
+                events += await self._commit(rolled, value, None)
             await self._broadcast(events)
         self.wake_bots()
 
@@ -527,7 +532,7 @@ class Room:
             assert self.state.roll is not None
             value = self.state.roll
             try:
-                events = self._commit(self.state, value, plane)
+                events = await self._commit(self.state, value, plane)
             except IllegalMoveError as error:
                 raise ProtocolError("illegal-move", str(error)) from None
             await self._broadcast(events)
@@ -537,7 +542,7 @@ class Room:
         async with self.lock:
             if not control.host:
                 raise ProtocolError("not-host", "only the host sets the pace of the bots")
-            self.store.set_speed(self.id, speed)
+            await self.store.set_speed(self.id, speed, epoch=self.epoch)
             self.speed = speed
             await self._broadcast([])
         self.wake_bots()
@@ -560,16 +565,16 @@ class Room:
             wanted = "choose a plane" if self.state.phase == "move" else "roll the die"
             raise ProtocolError("wrong-phase", f"{self.state.colour} must {wanted} first")
 
-    def _commit(self, rolled: State, value: int, plane: int | None) -> list[Event]:
+    async def _commit(self, rolled: State, value: int, plane: int | None) -> list[Event]:
         """Apply, store, then adopt the new state (the store write comes before any message)."""
         after, events = apply(rolled, plane)
-        self._store(value, plane, after)
+        await self._store(value, plane, after)
         return events
 
-    def _store(self, value: int, plane: int | None, after: State) -> None:
+    async def _store(self, value: int, plane: int | None, after: State) -> None:
         """Write an action, then adopt the state it led to (a failed write changes nothing)."""
-        self.updated = self.store.append_action(
-            self.id, len(self.actions), value, plane, after.over, after.winner, list(after.ranking)
+        self.updated = await self.store.append_action(
+            self.id, len(self.actions), value, plane, after.over, after.winner, list(after.ranking), epoch=self.epoch
         )
         self.actions.append(value, plane)
         self.state = after
@@ -650,7 +655,7 @@ class Room:
                 turn = turns[0]
                 events = turn.events[1:] if pending is not None else turn.events  # announced already
                 try:
-                    self._store(turn.roll, turn.plane, turn.after)
+                    await self._store(turn.roll, turn.plane, turn.after)
                 except StoreError as error:
                     # nothing changed and nobody saw the roll: say so, then try again
                     log.warning("room %s: %s", self.id, error)
@@ -674,7 +679,7 @@ class Rooms:
 
     def __init__(
         self,
-        store: Store,
+        store: AsyncStore,
         dice_factory: Callable[[], random.Random] = random.SystemRandom,
         grace: float = GRACE_SECONDS,
         limits: Limits = Limits(),
@@ -685,6 +690,7 @@ class Rooms:
         self.limits = limits
         self.rooms: OrderedDict[str, Room] = OrderedDict()
         self.loading: dict[str, asyncio.Future[Room]] = {}
+        self.deleted_while_loading: set[str] = set()
 
     async def get(self, game_id: str) -> Room:
         room = self.rooms.get(game_id)
@@ -696,22 +702,24 @@ class Rooms:
         pending = self.loading.get(game_id)
         if pending is None:
             pending = self.loading[game_id] = asyncio.ensure_future(self._load(game_id))
-            pending.add_done_callback(lambda _: self.loading.pop(game_id, None))
+
+            def loaded(_: object) -> None:
+                self.loading.pop(game_id, None)
+                self.deleted_while_loading.discard(game_id)
+
+            pending.add_done_callback(loaded)
         return await asyncio.shield(pending)
 
     async def _load(self, game_id: str) -> Room:
-        def read() -> tuple[StoredGame, State] | None:
-            stored = self.store.load(game_id)
-            return None if stored is None else (stored, rebuild(stored))
-
-        found = await asyncio.to_thread(read)
-        if found is None:
+        stored = await self.store.load(game_id)
+        if stored is None:
             raise ProtocolError("unknown-game", "no game with that id")
-        room = self._room(*found)
-        await asyncio.to_thread(room.load_chat)
-        # Deleted while it loaded? Checked on the event loop right before it is kept, so a
-        # delete cannot fall in between and leave a room whose game is gone.
-        if not self.store.host_token(game_id)[0]:
+        state = await asyncio.to_thread(rebuild, stored)
+        room = self._room(stored, state)
+        await room.load_chat()
+        # Deleted while it loaded? `forget` marks it, and nothing awaits between this
+        # check and keeping the room, so no room can outlive its game.
+        if game_id in self.deleted_while_loading:
             raise ProtocolError("unknown-game", "no game with that id")
         return self._keep(room)
 
@@ -785,8 +793,7 @@ class Rooms:
         )
         room = self._room(stored, state)
         self._make_space()  # before the write: a refused game must not be stored
-        await asyncio.to_thread(
-            self.store.create,
+        await self.store.create(
             stored.id,
             stored.rules,
             stored.players,
@@ -803,7 +810,11 @@ class Rooms:
 
     async def forget(self, game_id: str) -> bool:
         """Delete a game; pages still watching it are told it is gone and hung up on."""
-        if not _plausible_id(game_id) or not self.store.delete(game_id):
+        if not _plausible_id(game_id):
+            return False
+        if game_id in self.loading:
+            self.deleted_while_loading.add(game_id)
+        if not await self.store.delete(game_id):
             return False
         room = self.rooms.pop(game_id, None)
         if room is not None:

@@ -23,7 +23,7 @@ from .connections import ConnectionGuard, guarded_protocols, is_loopback, quiet_
 from .guard import LOOPBACK_NAMES, HostPolicy
 from .limits import Limits
 from .protocol import MAX_MESSAGE_BYTES
-from .store import Store, StoreError
+from .store import SqliteStore, StoreError, open_database
 
 
 def default_data_dir() -> Path:
@@ -57,6 +57,8 @@ class ServeOptions:
     open_browser: bool = False
     network: bool = False
     """Pages need tokens for seats (`serve`, `play --lan`); otherwise every page is the host."""
+    database: str | None = None
+    """A postgresql:// URL; None: SQLite in the data folder."""
     allowed_hosts: list[str] = field(default_factory=list)
     public_url: str | None = None
     trusted_proxies: list[str] = field(default_factory=list)
@@ -111,7 +113,14 @@ def serve(options: ServeOptions) -> int:
         return 2
     folder = options.data if options.data is not None else default_data_dir()
     try:
-        store = Store(folder / "games.sqlite3")
+        store = open_database(options.database) if options.database else SqliteStore(folder / "games.sqlite3")
+    except ImportError as error:
+        print(
+            f"flyingchess: --database needs the cluster extra ({error.name} is missing):"
+            " pip install 'flyingchess[cluster]'",
+            file=sys.stderr,
+        )
+        return 2
     except StoreError as error:
         print(f"flyingchess: {error}", file=sys.stderr)
         return 2
@@ -128,7 +137,8 @@ def serve(options: ServeOptions) -> int:
     bound = sock.getsockname()[1]
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     address = f"http://{shown}:{bound}/"
-    print(f"flyingchess is running at {address}  (games are saved in {folder}; Ctrl+C stops)", flush=True)
+    saved = store.name if options.database else folder
+    print(f"flyingchess is running at {address}  (games are saved in {saved}; Ctrl+C stops)", flush=True)
     lans = lan_addresses() if host in ("0.0.0.0", "::") else []
     for lan in lans:
         print(f"  on your network: http://{lan}:{bound}/", flush=True)

@@ -1,28 +1,41 @@
-"""SQLite storage for games: every roll and action is committed before anyone is told.
+"""Storage for games: every roll and action is committed before anyone is told.
 
-One file in the user's data directory, in WAL mode so a crash at any moment leaves the
-last committed action intact. A game is stored as its header plus its action list; the
-engine rebuilds the state by replaying it, so nothing derived is ever stored twice.
+One interface, two engines: SQLite (the default: one file in the user's data folder, in
+WAL mode, for one process) and PostgreSQL (`store_postgres.py`, for several processes
+and machines). A game is stored as its header plus its action list; the engine rebuilds
+the state by replaying it, so nothing derived is ever stored twice. Both speak the same
+SQL (`SqlStore`); only connecting, placeholders and column types differ.
 
-The file is checked when it opens (a damaged database stops the server with one line),
-and every failure later (disk full, I/O error) is a `StoreError` raised before anything
-in memory changes: callers write first and adopt the new state only after the write.
-Methods may be called from worker threads; one lock keeps their transactions apart.
+The database is checked when it opens (a damaged one stops the server with one line),
+and every failure later (disk full, I/O error, the server gone) is a `StoreError` raised
+before anything in memory changes: callers write first and adopt the new state only
+after the write. The methods are synchronous; `AsyncStore` runs them in worker threads
+so that no database call ever blocks the event loop.
+
+Writes may carry an `epoch`: the owner's claim on a game (`claim`). A write whose epoch
+is no longer the game's (another process has taken the game over) changes nothing and
+raises `LostGame`, so two processes can never both apply a move.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
 import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ClassVar, ParamSpec, Protocol, TypeVar
 
-SCHEMA = """
+SCHEMA_VERSION = 2
+"""1: games, actions, chat (with the lobby columns); 2: `epoch`, the owner's claim."""
+
+SQLITE_SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     id TEXT PRIMARY KEY,
     created REAL NOT NULL,
@@ -62,16 +75,27 @@ COLUMNS_ADDED = (
     ("shared", "INTEGER NOT NULL DEFAULT 0"),
     ("open_seats", "INTEGER NOT NULL DEFAULT 0"),
     ("action_count", "INTEGER"),
+    ("epoch", "INTEGER NOT NULL DEFAULT 0"),
 )
 INDEXES = """
 CREATE INDEX IF NOT EXISTS games_by_update ON games (updated);
 CREATE INDEX IF NOT EXISTS games_in_lobby ON games (over, shared, updated);
 """
 
+GAME_COLUMNS = (
+    "id, created, updated, rules, players, seats, extra, pending_roll, speed, over, winner, ranking,"
+    " host_token, started, epoch"
+)
+SUMMARY_COLUMNS = (
+    "g.id, g.created, g.updated, g.rules, g.players, g.seats, g.over, g.winner,"
+    " g.ranking, g.open_seats, COALESCE(g.action_count,"
+    " (SELECT COUNT(*) FROM actions a WHERE a.game_id = g.id))"
+)
+
 
 class StoreError(Exception):
-    """The database cannot be opened or used (damaged, disk full, I/O error): the message
-    says which file and why. Nothing was written when this is raised."""
+    """The database cannot be opened or used (damaged, disk full, I/O error, gone): the
+    message says which database and why. Nothing was written when this is raised."""
 
 
 class DamagedGame(Exception):
@@ -79,24 +103,9 @@ class DamagedGame(Exception):
     of the database is fine, and the game can still be deleted."""
 
 
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-def _locked(method: Callable[P, R]) -> Callable[P, R]:
-    """Run under the store's lock; any SQLite failure becomes a StoreError."""
-
-    @functools.wraps(method)
-    def run(*args: P.args, **kwargs: P.kwargs) -> R:
-        store = args[0]
-        assert isinstance(store, Store)
-        with store.lock:
-            try:
-                return method(*args, **kwargs)
-            except sqlite3.Error as error:
-                raise StoreError(f"the games database {store.path} failed: {error}") from None
-
-    return run
+class LostGame(StoreError):
+    """A write for a game this process no longer owns (or that was deleted): another
+    process has claimed it. Nothing was written; the room must stop acting."""
 
 
 def seat_counts(seats: dict[str, Any]) -> tuple[bool, int]:
@@ -126,20 +135,378 @@ class StoredGame:
     """The SHA-256 of the host's secret token (the token itself is never stored)."""
     started: bool = True
     """False while the host gathers players: nobody rolls until the host starts."""
+    epoch: int = 0
+    """The latest claim on the game (see `SqlStore.claim`)."""
 
 
-SUMMARY_COLUMNS = (
-    "g.id, g.created, g.updated, g.rules, g.players, g.seats, g.over, g.winner,"
-    " g.ranking, g.open_seats, COALESCE(g.action_count,"
-    " (SELECT COUNT(*) FROM actions a WHERE a.game_id = g.id))"
-)
+class Database(Protocol):
+    """What the server asks of a games database (`SqlStore` is the one implementation
+    pattern; the methods commit before they return and may run in worker threads)."""
+
+    name: str
+    workers: int
+
+    def close(self) -> None: ...
 
 
-class Store:
-    """The games database. Methods commit before they return."""
+class Sql:
+    """A connection inside one transaction, taking `?` placeholders whatever the engine."""
+
+    def __init__(self, connection: Any, placeholder: str) -> None:
+        self.connection = connection
+        self.placeholder = placeholder
+
+    def _sql(self, sql: str) -> str:
+        return sql if self.placeholder == "?" else sql.replace("?", self.placeholder)
+
+    def execute(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
+        return self.connection.execute(self._sql(sql), params)
+
+    def executemany(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        if rows:
+            if self.placeholder == "?":
+                self.connection.executemany(sql, rows)
+            else:
+                with self.connection.cursor() as cursor:
+                    cursor.executemany(self._sql(sql), rows)
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _mapped(method: Callable[P, R]) -> Callable[P, R]:
+    """Any failure of the database engine becomes a StoreError naming the database."""
+
+    @functools.wraps(method)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        store = args[0]
+        assert isinstance(store, SqlStore)
+        try:
+            return method(*args, **kwargs)
+        except (StoreError, DamagedGame):
+            raise
+        except store.errors as error:
+            raise StoreError(f"the games database {store.name} failed: {_first_line(error)}") from None
+
+    return run
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+class SqlStore:
+    """The games database in SQL. Subclasses say how to connect (`_transaction`), which
+    errors the engine raises, and its placeholder and row-id names."""
+
+    name = "?"
+    workers = 1
+    """Worker threads `AsyncStore` may use at once (SQLite: one connection, one thread)."""
+    errors: ClassVar[tuple[type[BaseException], ...]] = ()
+    placeholder = "?"
+    row_id = "rowid"
+    """The chat table's row identity (SQLite's rowid; PostgreSQL's id column)."""
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[Sql]:
+        raise NotImplementedError
+        yield  # pragma: no cover
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    # ----------------------------------------------------------------- writes
+
+    @_mapped
+    def create(
+        self,
+        game_id: str,
+        rules: Any,
+        players: list[str],
+        seats: dict[str, Any],
+        extra: dict[str, Any],
+        actions: list[tuple[int, int | None]],
+        over: bool = False,
+        winner: str | None = None,
+        ranking: list[str] | None = None,
+        host_token: str | None = None,
+        started: bool = True,
+        epoch: int = 0,
+    ) -> None:
+        now = time.time()
+        shared, open_seats = seat_counts(seats)
+        with self._transaction() as sql:
+            sql.execute(
+                "INSERT INTO games (id, created, updated, rules, players, seats, extra, over, winner,"
+                " ranking, host_token, started, shared, open_seats, action_count, epoch)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    game_id,
+                    now,
+                    now,
+                    json.dumps(rules),
+                    json.dumps(players),
+                    json.dumps(seats),
+                    json.dumps(extra),
+                    int(over),
+                    winner,
+                    json.dumps(ranking or []),
+                    host_token,
+                    int(started),
+                    int(shared),
+                    open_seats,
+                    len(actions),
+                    epoch,
+                ),
+            )
+            sql.executemany(
+                "INSERT INTO actions (game_id, seq, roll, plane, at) VALUES (?, ?, ?, ?, ?)",
+                [(game_id, seq, roll, plane, now) for seq, (roll, plane) in enumerate(actions)],
+            )
+
+    def _update_game(
+        self, sql: Sql, game_id: str, assignments: str, values: tuple[Any, ...], epoch: int | None
+    ) -> None:
+        """UPDATE games SET assignments for one game, fenced by the owner's epoch."""
+        if epoch is None:
+            sql.execute(f"UPDATE games SET {assignments} WHERE id = ?", (*values, game_id))
+            return
+        cursor = sql.execute(f"UPDATE games SET {assignments} WHERE id = ? AND epoch = ?", (*values, game_id, epoch))
+        if cursor.rowcount == 0:
+            raise LostGame(f"game {game_id} has been claimed by another process (or deleted)")
+
+    @_mapped
+    def set_pending_roll(self, game_id: str, roll: int, epoch: int | None = None) -> float:
+        """The die a human must now move with: stored so a reload cannot re-roll it.
+        Returns the time written as the game's last change (as do the other writes)."""
+        now = time.time()
+        with self._transaction() as sql:
+            self._update_game(sql, game_id, "pending_roll = ?, updated = ?", (roll, now), epoch)
+        return now
+
+    @_mapped
+    def append_action(
+        self,
+        game_id: str,
+        seq: int,
+        roll: int,
+        plane: int | None,
+        over: bool,
+        winner: str | None,
+        ranking: list[str],
+        epoch: int | None = None,
+    ) -> float:
+        now = time.time()
+        with self._transaction() as sql:
+            self._update_game(
+                sql,
+                game_id,
+                "pending_roll = NULL, updated = ?, over = ?, winner = ?, ranking = ?, action_count = ?",
+                (now, int(over), winner, json.dumps(ranking), seq + 1),
+                epoch,
+            )
+            # action `seq` can be written once only (its primary key): a second writer fails
+            sql.execute(
+                "INSERT INTO actions (game_id, seq, roll, plane, at) VALUES (?, ?, ?, ?, ?)",
+                (game_id, seq, roll, plane, now),
+            )
+        return now
+
+    @_mapped
+    def set_seats(self, game_id: str, seats: dict[str, Any], started: bool = True, epoch: int | None = None) -> float:
+        shared, open_seats = seat_counts(seats)
+        now = time.time()
+        with self._transaction() as sql:
+            self._update_game(
+                sql,
+                game_id,
+                "seats = ?, started = ?, shared = ?, open_seats = ?, updated = ?",
+                (json.dumps(seats), int(started), int(shared), open_seats, now),
+                epoch,
+            )
+        return now
+
+    @_mapped
+    def add_chat(
+        self,
+        game_id: str,
+        at: float,
+        colour: str | None,
+        name: str,
+        text: str,
+        keep: int = 100,
+        epoch: int | None = None,
+    ) -> None:
+        """One chat line; only the game's last `keep` lines stay stored."""
+        with self._transaction() as sql:
+            if epoch is not None:
+                self._update_game(sql, game_id, "epoch = epoch", (), epoch)
+            sql.execute(
+                "INSERT INTO chat (game_id, at, colour, name, text) VALUES (?, ?, ?, ?, ?)",
+                (game_id, at, colour, name, text),
+            )
+            row = self.row_id
+            sql.execute(
+                f"DELETE FROM chat WHERE game_id = ? AND {row} NOT IN (SELECT {row} FROM chat"
+                f" WHERE game_id = ? ORDER BY at DESC, {row} DESC LIMIT ?)",
+                (game_id, game_id, keep),
+            )
+
+    @_mapped
+    def set_speed(self, game_id: str, speed: str, epoch: int | None = None) -> None:
+        with self._transaction() as sql:
+            self._update_game(sql, game_id, "speed = ?", (speed,), epoch)
+
+    @_mapped
+    def delete(self, game_id: str) -> bool:
+        with self._transaction() as sql:
+            cursor = sql.execute("DELETE FROM games WHERE id = ?", (game_id,))
+            return bool(cursor.rowcount > 0)
+
+    @_mapped
+    def claim(self, game_id: str) -> int | None:
+        """Claim a game for this process: its epoch goes up by one and is returned (None
+        when there is no such game). Writes fenced with an older epoch fail from now on."""
+        with self._transaction() as sql:
+            row = sql.execute("UPDATE games SET epoch = epoch + 1 WHERE id = ? RETURNING epoch", (game_id,)).fetchone()
+        return None if row is None else int(row[0])
+
+    # ----------------------------------------------------------------- reads
+
+    @_mapped
+    def chat(self, game_id: str, last: int) -> list[dict[str, Any]]:
+        with self._transaction() as sql:
+            rows = sql.execute(
+                f"SELECT at, colour, name, text FROM chat WHERE game_id = ? ORDER BY at DESC, {self.row_id} DESC"
+                " LIMIT ?",
+                (game_id, last),
+            ).fetchall()
+        return [{"at": r[0], "colour": r[1], "name": r[2], "text": r[3]} for r in reversed(rows)]
+
+    @_mapped
+    def host_token(self, game_id: str) -> tuple[bool, str | None]:
+        """(whether the game exists, its host token hash): enough to authorise deleting a
+        game without loading it, so even a damaged game can be forgotten."""
+        with self._transaction() as sql:
+            row = sql.execute("SELECT host_token FROM games WHERE id = ?", (game_id,)).fetchone()
+        return (False, None) if row is None else (True, row[0])
+
+    @_mapped
+    def load(self, game_id: str) -> StoredGame | None:
+        with self._transaction() as sql:
+            row = sql.execute(f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?", (game_id,)).fetchone()
+            if row is None:
+                return None
+            actions = [
+                (roll, plane)
+                for roll, plane in sql.execute(
+                    "SELECT roll, plane FROM actions WHERE game_id = ? ORDER BY seq", (game_id,)
+                ).fetchall()
+            ]
+        return _stored_game(game_id, row, actions)
+
+    @_mapped
+    def summaries(self, limit: int, offset: int = 0, ids: Iterable[str] | None = None) -> list[dict[str, Any]]:
+        """Games without their actions, newest change first (the home screen): a page of
+        every game, or only the games named by `ids`."""
+        with self._transaction() as sql:
+            if ids is None:
+                rows = sql.execute(
+                    f"SELECT {SUMMARY_COLUMNS} FROM games g ORDER BY g.updated DESC LIMIT ? OFFSET ?",
+                    (limit, offset),
+                ).fetchall()
+            else:
+                wanted = list(ids)
+                if not wanted:
+                    return []
+                marks = ",".join("?" * len(wanted))
+                rows = sql.execute(
+                    f"SELECT {SUMMARY_COLUMNS} FROM games g WHERE g.id IN ({marks})"
+                    " ORDER BY g.updated DESC LIMIT ? OFFSET ?",
+                    (*wanted, limit, offset),
+                ).fetchall()
+        return [_summary(row) for row in rows]
+
+    @_mapped
+    def lobby(self, limit: int, offset: int = 0) -> list[dict[str, Any]]:
+        """Unfinished shared games, rooms with open seats first, then the newest change."""
+        with self._transaction() as sql:
+            rows = sql.execute(
+                f"SELECT {SUMMARY_COLUMNS} FROM games g WHERE g.over = 0 AND g.shared = 1"
+                " ORDER BY g.open_seats > 0 DESC, g.updated DESC LIMIT ? OFFSET ?",
+                (limit, offset),
+            ).fetchall()
+        return [_summary(row) for row in rows]
+
+    # ----------------------------------------------------------------- moving house
+
+    @_mapped
+    def dump(self) -> Iterator[tuple[str, tuple[Any, ...], list[tuple[Any, ...]], list[tuple[Any, ...]]]]:
+        """Every game as stored: (id, its row of GAME_COLUMNS and the lobby columns, its
+        actions, its chat), for `flyingchess migrate`."""
+        with self._transaction() as sql:
+            ids = [row[0] for row in sql.execute("SELECT id FROM games ORDER BY created").fetchall()]
+        for game_id in ids:
+            with self._transaction() as sql:
+                row = sql.execute(
+                    "SELECT id, created, updated, rules, players, seats, extra, pending_roll, speed, over, winner,"
+                    " ranking, host_token, started, shared, open_seats, action_count, epoch FROM games WHERE id = ?",
+                    (game_id,),
+                ).fetchone()
+                if row is None:
+                    continue
+                actions = sql.execute(
+                    "SELECT seq, roll, plane, at FROM actions WHERE game_id = ? ORDER BY seq", (game_id,)
+                ).fetchall()
+                chat = sql.execute(
+                    f"SELECT at, colour, name, text FROM chat WHERE game_id = ? ORDER BY at, {self.row_id}",
+                    (game_id,),
+                ).fetchall()
+            yield game_id, tuple(row), [tuple(a) for a in actions], [tuple(c) for c in chat]
+
+    @_mapped
+    def restore(self, row: tuple[Any, ...], actions: list[tuple[Any, ...]], chat: list[tuple[Any, ...]]) -> bool:
+        """Write one game exactly as `dump` gave it; False when a game with its id exists."""
+        with self._transaction() as sql:
+            if sql.execute("SELECT 1 FROM games WHERE id = ?", (row[0],)).fetchone() is not None:
+                return False
+            sql.execute(
+                "INSERT INTO games (id, created, updated, rules, players, seats, extra, pending_roll, speed, over,"
+                " winner, ranking, host_token, started, shared, open_seats, action_count, epoch)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                row,
+            )
+            sql.executemany(
+                "INSERT INTO actions (game_id, seq, roll, plane, at) VALUES (?, ?, ?, ?, ?)",
+                [(row[0], *action) for action in actions],
+            )
+            sql.executemany(
+                "INSERT INTO chat (game_id, at, colour, name, text) VALUES (?, ?, ?, ?, ?)",
+                [(row[0], *line) for line in chat],
+            )
+        return True
+
+    @_mapped
+    def counts(self) -> dict[str, int]:
+        """Rows per table (games, actions, chat lines)."""
+        with self._transaction() as sql:
+            return {
+                table: int(sql.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+                for table in ("games", "actions", "chat")
+            }
+
+
+class SqliteStore(SqlStore):
+    """SQLite in one file: the default, for one process. One connection, one lock."""
+
+    errors = (sqlite3.Error,)
+    workers = 1
 
     def __init__(self, path: Path, check: bool = True) -> None:
         self.path = path
+        self.name = str(path)
         self.lock = threading.RLock()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -155,7 +522,7 @@ class Store:
                 if problems != ["ok"]:
                     first = " ".join(problems[0].split())[:200]
                     raise sqlite3.DatabaseError(f"the file is damaged ({first}; and more)")
-            self.db.executescript(SCHEMA)
+            self.db.executescript(SQLITE_SCHEMA)
             self._upgrade()
         except (sqlite3.Error, OSError) as error:
             self.db.close()
@@ -164,6 +531,7 @@ class Store:
             ) from None
 
     def _upgrade(self) -> None:
+        """Bring a database written by an older version up to SCHEMA_VERSION."""
         columns = {row[1] for row in self.db.execute("PRAGMA table_info(games)")}
         added = [name for name, _ in COLUMNS_ADDED if name not in columns]
         for name, definition in COLUMNS_ADDED:
@@ -181,212 +549,50 @@ class Store:
                         "UPDATE games SET shared = ?, open_seats = ? WHERE id = ?", (int(shared), open_seats, game_id)
                     )
         self.db.executescript(INDEXES)
+        self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[Sql]:
+        with self.lock, self.db:
+            self.db.execute("BEGIN")
+            yield Sql(self.db, "?")
 
     def close(self) -> None:
         with self.lock:
             self.db.close()
 
-    @_locked
-    def create(
-        self,
-        game_id: str,
-        rules: Any,
-        players: list[str],
-        seats: dict[str, Any],
-        extra: dict[str, Any],
-        actions: list[tuple[int, int | None]],
-        over: bool = False,
-        winner: str | None = None,
-        ranking: list[str] | None = None,
-        host_token: str | None = None,
-        started: bool = True,
-    ) -> None:
-        now = time.time()
-        shared, open_seats = seat_counts(seats)
-        with self.db:
-            self.db.execute("BEGIN")
-            self.db.execute(
-                "INSERT INTO games (id, created, updated, rules, players, seats, extra, over, winner,"
-                " ranking, host_token, started, shared, open_seats, action_count)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    game_id,
-                    now,
-                    now,
-                    json.dumps(rules),
-                    json.dumps(players),
-                    json.dumps(seats),
-                    json.dumps(extra),
-                    int(over),
-                    winner,
-                    json.dumps(ranking or []),
-                    host_token,
-                    int(started),
-                    int(shared),
-                    open_seats,
-                    len(actions),
-                ),
-            )
-            self.db.executemany(
-                "INSERT INTO actions (game_id, seq, roll, plane, at) VALUES (?, ?, ?, ?, ?)",
-                [(game_id, seq, roll, plane, now) for seq, (roll, plane) in enumerate(actions)],
-            )
 
-    @_locked
-    def set_pending_roll(self, game_id: str, roll: int) -> float:
-        """The die a human must now move with: stored so a reload cannot re-roll it.
-        Returns the time written as the game's last change (as do the other writes)."""
-        now = time.time()
-        with self.db:
-            self.db.execute("BEGIN")
-            self.db.execute("UPDATE games SET pending_roll = ?, updated = ? WHERE id = ?", (roll, now, game_id))
-        return now
-
-    @_locked
-    def append_action(
-        self, game_id: str, seq: int, roll: int, plane: int | None, over: bool, winner: str | None, ranking: list[str]
-    ) -> float:
-        now = time.time()
-        with self.db:
-            self.db.execute("BEGIN")
-            self.db.execute(
-                "INSERT INTO actions (game_id, seq, roll, plane, at) VALUES (?, ?, ?, ?, ?)",
-                (game_id, seq, roll, plane, now),
-            )
-            self.db.execute(
-                "UPDATE games SET pending_roll = NULL, updated = ?, over = ?, winner = ?, ranking = ?,"
-                " action_count = ? WHERE id = ?",
-                (now, int(over), winner, json.dumps(ranking), seq + 1, game_id),
-            )
-        return now
-
-    @_locked
-    def set_seats(self, game_id: str, seats: dict[str, Any], started: bool = True) -> float:
-        shared, open_seats = seat_counts(seats)
-        now = time.time()
-        with self.db:
-            self.db.execute("BEGIN")
-            self.db.execute(
-                "UPDATE games SET seats = ?, started = ?, shared = ?, open_seats = ?, updated = ? WHERE id = ?",
-                (json.dumps(seats), int(started), int(shared), open_seats, now, game_id),
-            )
-        return now
-
-    @_locked
-    def add_chat(self, game_id: str, at: float, colour: str | None, name: str, text: str, keep: int = 100) -> None:
-        """One chat line; only the game's last `keep` lines stay stored."""
-        with self.db:
-            self.db.execute("BEGIN")
-            self.db.execute(
-                "INSERT INTO chat (game_id, at, colour, name, text) VALUES (?, ?, ?, ?, ?)",
-                (game_id, at, colour, name, text),
-            )
-            self.db.execute(
-                "DELETE FROM chat WHERE game_id = ? AND rowid NOT IN (SELECT rowid FROM chat"
-                " WHERE game_id = ? ORDER BY at DESC, rowid DESC LIMIT ?)",
-                (game_id, game_id, keep),
-            )
-
-    @_locked
-    def chat(self, game_id: str, last: int) -> list[dict[str, Any]]:
-        rows = self.db.execute(
-            "SELECT at, colour, name, text FROM chat WHERE game_id = ? ORDER BY at DESC, rowid DESC LIMIT ?",
-            (game_id, last),
-        ).fetchall()
-        return [{"at": r[0], "colour": r[1], "name": r[2], "text": r[3]} for r in reversed(rows)]
-
-    @_locked
-    def set_speed(self, game_id: str, speed: str) -> None:
-        with self.db:
-            self.db.execute("BEGIN")
-            self.db.execute("UPDATE games SET speed = ? WHERE id = ?", (speed, game_id))
-
-    @_locked
-    def delete(self, game_id: str) -> bool:
-        with self.db:
-            self.db.execute("BEGIN")
-            cursor = self.db.execute("DELETE FROM games WHERE id = ?", (game_id,))
-        return cursor.rowcount > 0
-
-    @_locked
-    def host_token(self, game_id: str) -> tuple[bool, str | None]:
-        """(whether the game exists, its host token hash): enough to authorise deleting a
-        game without loading it, so even a damaged game can be forgotten."""
-        row = self.db.execute("SELECT host_token FROM games WHERE id = ?", (game_id,)).fetchone()
-        return (False, None) if row is None else (True, row[0])
-
-    @_locked
-    def load(self, game_id: str) -> StoredGame | None:
-        row = self.db.execute(
-            "SELECT id, created, updated, rules, players, seats, extra, pending_roll, speed, over,"
-            " winner, ranking, host_token, started FROM games WHERE id = ?",
-            (game_id,),
-        ).fetchone()
-        if row is None:
-            return None
-        actions = [
-            (roll, plane)
-            for roll, plane in self.db.execute(
-                "SELECT roll, plane FROM actions WHERE game_id = ? ORDER BY seq", (game_id,)
-            )
-        ]
-        try:
-            stored = StoredGame(
-                row[0],
-                row[1],
-                row[2],
-                json.loads(row[3]),
-                json.loads(row[4]),
-                json.loads(row[5]),
-                json.loads(row[6]),
-                row[7],
-                row[8],
-                bool(row[9]),
-                row[10],
-                json.loads(row[11]),
-                actions,
-                row[12],
-                bool(row[13]),
-            )
-        except (ValueError, TypeError) as error:
-            raise DamagedGame(f"game {game_id} is damaged in storage: {error}") from None
-        if (
-            not isinstance(stored.seats, dict)
-            or not isinstance(stored.extra, dict)
-            or not isinstance(stored.players, list)
-            or _number(stored.created) != stored.created
-            or _number(stored.updated) != stored.updated
-        ):
-            raise DamagedGame(f"game {game_id} is damaged in storage: a field has the wrong kind")
-        return stored
-
-    @_locked
-    def summaries(self, limit: int, offset: int = 0, ids: Iterable[str] | None = None) -> list[dict[str, Any]]:
-        """Games without their actions, newest change first (the home screen): a page of
-        every game, or only the games named by `ids`."""
-        if ids is None:
-            rows = self.db.execute(
-                f"SELECT {SUMMARY_COLUMNS} FROM games g ORDER BY g.updated DESC LIMIT ? OFFSET ?", (limit, offset)
-            ).fetchall()
-        else:
-            wanted = list(ids)
-            marks = ",".join("?" * len(wanted))
-            rows = self.db.execute(
-                f"SELECT {SUMMARY_COLUMNS} FROM games g WHERE g.id IN ({marks})"
-                " ORDER BY g.updated DESC LIMIT ? OFFSET ?",
-                (*wanted, limit, offset),
-            ).fetchall()
-        return [_summary(row) for row in rows]
-
-    @_locked
-    def lobby(self, limit: int, offset: int = 0) -> list[dict[str, Any]]:
-        """Unfinished shared games, rooms with open seats first, then the newest change."""
-        rows = self.db.execute(
-            f"SELECT {SUMMARY_COLUMNS} FROM games g WHERE g.over = 0 AND g.shared = 1"
-            " ORDER BY g.open_seats > 0 DESC, g.updated DESC LIMIT ? OFFSET ?",
-            (limit, offset),
-        ).fetchall()
-        return [_summary(row) for row in rows]
+def _stored_game(game_id: str, row: tuple[Any, ...], actions: list[tuple[int, int | None]]) -> StoredGame:
+    try:
+        stored = StoredGame(
+            row[0],
+            row[1],
+            row[2],
+            json.loads(row[3]),
+            json.loads(row[4]),
+            json.loads(row[5]),
+            json.loads(row[6]),
+            row[7],
+            row[8],
+            bool(row[9]),
+            row[10],
+            json.loads(row[11]),
+            actions,
+            row[12],
+            bool(row[13]),
+            int(row[14]),
+        )
+    except (ValueError, TypeError) as error:
+        raise DamagedGame(f"game {game_id} is damaged in storage: {error}") from None
+    if (
+        not isinstance(stored.seats, dict)
+        or not isinstance(stored.extra, dict)
+        or not isinstance(stored.players, list)
+        or _number(stored.created) != stored.created
+        or _number(stored.updated) != stored.updated
+    ):
+        raise DamagedGame(f"game {game_id} is damaged in storage: a field has the wrong kind")
+    return stored
 
 
 def _summary(row: tuple[Any, ...]) -> dict[str, Any]:
@@ -423,3 +629,36 @@ def _summary(row: tuple[Any, ...]) -> dict[str, Any]:
 
 def _number(value: Any) -> Any:
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+
+
+def open_database(where: str | Path) -> SqlStore:
+    """A database from `--database`: a postgresql:// URL, else a SQLite file path."""
+    if isinstance(where, str) and where.startswith(("postgresql://", "postgres://")):
+        from .store_postgres import PostgresStore
+
+        return PostgresStore(where)
+    return SqliteStore(Path(where))
+
+
+class AsyncStore:
+    """A database for the event loop: every call runs in a worker thread (one for SQLite,
+    a pool for PostgreSQL), so no database call ever blocks the loop."""
+
+    def __init__(self, database: SqlStore) -> None:
+        self.database = database
+        self.executor = ThreadPoolExecutor(max_workers=database.workers, thread_name_prefix="store")
+
+    async def call(self, method: Callable[..., R], *args: Any, **kwargs: Any) -> R:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, functools.partial(method, *args, **kwargs))
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        method = getattr(self.database, name)
+
+        async def call(*args: Any, **kwargs: Any) -> Any:
+            return await self.call(method, *args, **kwargs)
+
+        return call
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=True)

@@ -1,0 +1,111 @@
+"""The games database in PostgreSQL (`--database postgresql://...`), for several server
+processes or machines: the same SQL as SQLite (`store.SqlStore`) over a psycopg 3
+connection pool, one transaction per change. Needs the `cluster` extra.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import psycopg_pool
+
+from .store import SCHEMA_VERSION, Sql, SqlStore, StoreError
+
+POSTGRES_SCHEMA = """
+CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS games (
+    id TEXT PRIMARY KEY,
+    created DOUBLE PRECISION NOT NULL,
+    updated DOUBLE PRECISION NOT NULL,
+    rules TEXT NOT NULL,
+    players TEXT NOT NULL,
+    seats TEXT NOT NULL,
+    extra TEXT NOT NULL DEFAULT '{}',
+    pending_roll INTEGER,
+    speed TEXT NOT NULL DEFAULT 'normal',
+    over INTEGER NOT NULL DEFAULT 0,
+    winner TEXT,
+    ranking TEXT NOT NULL DEFAULT '[]',
+    host_token TEXT,
+    started INTEGER NOT NULL DEFAULT 1,
+    shared INTEGER NOT NULL DEFAULT 0,
+    open_seats INTEGER NOT NULL DEFAULT 0,
+    action_count INTEGER,
+    epoch INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS chat (
+    id BIGSERIAL PRIMARY KEY,
+    game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    at DOUBLE PRECISION NOT NULL,
+    colour TEXT,
+    name TEXT NOT NULL,
+    text TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chat_by_game ON chat (game_id, at);
+CREATE TABLE IF NOT EXISTS actions (
+    game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    roll INTEGER NOT NULL,
+    plane INTEGER,
+    at DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (game_id, seq)
+);
+CREATE INDEX IF NOT EXISTS games_by_update ON games (updated);
+CREATE INDEX IF NOT EXISTS games_in_lobby ON games (over, shared, updated);
+"""
+
+
+class PostgresStore(SqlStore):
+    """PostgreSQL through a pool of connections (one per worker thread)."""
+
+    errors = (psycopg.Error, psycopg_pool.PoolTimeout)
+    placeholder = "%s"
+    row_id = "id"
+    workers = 8
+
+    def __init__(self, url: str, timeout: float = 10.0) -> None:
+        self.url = url
+        self.name = _without_password(url)
+        try:
+            self.pool = psycopg_pool.ConnectionPool(
+                url, min_size=1, max_size=self.workers, timeout=timeout, open=False, kwargs={"autocommit": True}
+            )
+            self.pool.open(wait=True, timeout=timeout)
+        except (psycopg.Error, psycopg_pool.PoolTimeout) as error:
+            raise StoreError(f"cannot reach the games database {self.name}: {error}") from None
+        try:
+            with self.pool.connection() as connection:
+                connection.execute("SELECT pg_advisory_lock(7373)")  # one process sets the schema up at a time
+                try:
+                    connection.execute(POSTGRES_SCHEMA)
+                    version = connection.execute("SELECT max(version) FROM schema_version").fetchone()
+                    if version is None or version[0] is None:
+                        connection.execute("INSERT INTO schema_version VALUES (%s)", (SCHEMA_VERSION,))
+                    elif version[0] > SCHEMA_VERSION:
+                        raise StoreError(
+                            f"the games database {self.name} was written by a newer flyingchess"
+                            f" (schema {version[0]}); upgrade flyingchess"
+                        )
+                finally:
+                    connection.execute("SELECT pg_advisory_unlock(7373)")
+        except psycopg.Error as error:
+            self.pool.close()
+            raise StoreError(f"cannot use the games database {self.name}: {error}") from None
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[Sql]:
+        with self.pool.connection() as connection, connection.transaction():
+            yield Sql(connection, "%s")
+
+    def close(self) -> None:
+        self.pool.close()
+
+
+def _without_password(url: str) -> str:
+    """The URL to show in messages, its password hidden."""
+    info: Any = psycopg.conninfo.conninfo_to_dict(url)
+    host = info.get("host", "localhost")
+    return f"postgresql://{info.get('user', '')}@{host}:{info.get('port', 5432)}/{info.get('dbname', '')}"

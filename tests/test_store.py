@@ -1,0 +1,209 @@
+"""The games database, the same tests on both engines: SQLite (the default) and a real
+PostgreSQL started for the test session. Writes are fenced by the owner's epoch, an
+action number is written once, and a lost database is a clear StoreError."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from flyingchess.server.app import create_app
+from flyingchess.server.limits import Limits
+from flyingchess.server.store import LostGame, SqliteStore, SqlStore, StoreError, open_database
+from services import Postgres, require
+
+from asgi import LocalClient, expect, hello
+
+SEATS = {"red": {"kind": "human"}, "blue": {"kind": "open"}}
+_databases = itertools.count()
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Postgres]:
+    require("postgres")
+    server = Postgres()
+    yield server
+    server.stop()
+
+
+def fresh_postgres_url(server: Postgres) -> str:
+    """A new empty database on the session's PostgreSQL."""
+    import psycopg
+
+    name = f"test_{next(_databases)}"
+    with psycopg.connect(server.url, autocommit=True) as connection:
+        connection.execute(f"CREATE DATABASE {name}")
+    return server.url.rsplit("/", 1)[0] + f"/{name}"
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SqlStore]:
+    if request.param == "sqlite":
+        store: SqlStore = SqliteStore(tmp_path / "games.sqlite3")
+    else:
+        store = open_database(fresh_postgres_url(request.getfixturevalue("postgres")))
+    yield store
+    store.close()
+
+
+def make(store: SqlStore, game_id: str = "g1", seats: dict[str, dict[str, str]] | None = None) -> None:
+    store.create(
+        game_id,
+        "classic",
+        ["red", "blue"],
+        seats or SEATS,
+        {"timer": 30},
+        [(6, 0), (3, 0)],
+        host_token="h",
+        started=False,
+    )
+
+
+pytestmark = pytest.mark.server
+
+
+def test_a_game_round_trips(database: SqlStore) -> None:
+    make(database)
+    database.set_pending_roll("g1", 4)
+    stored = database.load("g1")
+    assert stored is not None and stored.actions == [(6, 0), (3, 0)] and stored.pending_roll == 4
+    assert stored.extra == {"timer": 30} and stored.host_token == "h" and not stored.started
+    database.append_action("g1", 2, 4, None, False, None, [])
+    database.set_seats("g1", {"red": {"kind": "human"}, "blue": {"kind": "bot", "bot": "heuristic"}}, True)
+    database.set_speed("g1", "fast")
+    again = database.load("g1")
+    assert again is not None and again.actions[-1] == (4, None) and again.pending_roll is None
+    assert again.seats["blue"]["kind"] == "bot" and again.started and again.speed == "fast"
+    assert database.host_token("g1") == (True, "h") and database.host_token("nope") == (False, None)
+    assert database.load("nope") is None
+
+
+def test_an_action_number_is_written_once(database: SqlStore) -> None:
+    make(database)
+    database.append_action("g1", 2, 4, None, False, None, [])
+    with pytest.raises(StoreError):
+        database.append_action("g1", 2, 5, None, False, None, [])
+    stored = database.load("g1")
+    assert stored is not None and stored.actions[2] == (4, None) and len(stored.actions) == 3
+
+
+def test_writes_are_fenced_by_the_latest_claim(database: SqlStore) -> None:
+    make(database)
+    first = database.claim("g1")
+    second = database.claim("g1")
+    assert first is not None and second == first + 1
+    with pytest.raises(LostGame):  # the first owner lost the game: nothing it writes lands
+        database.append_action("g1", 2, 4, None, False, None, [], epoch=first)
+    with pytest.raises(LostGame):
+        database.set_seats("g1", SEATS, False, epoch=first)
+    with pytest.raises(LostGame):
+        database.add_chat("g1", 1.0, None, "host", "hi", epoch=first)
+    database.append_action("g1", 2, 4, None, False, None, [], epoch=second)
+    stored = database.load("g1")
+    assert stored is not None and len(stored.actions) == 3 and stored.epoch == second
+    assert database.chat("g1", 10) == []
+    assert database.claim("nope") is None
+
+
+def test_chat_keeps_the_last_lines_and_delete_takes_everything(database: SqlStore) -> None:
+    make(database)
+    for n in range(8):
+        database.add_chat("g1", 100.0 + n, "red", "Ann", f"line {n}", keep=5)
+    assert [line["text"] for line in database.chat("g1", 10)] == [f"line {n}" for n in range(3, 8)]
+    assert database.delete("g1") and not database.delete("g1")
+    assert database.counts() == {"games": 0, "actions": 0, "chat": 0}
+
+
+def test_lists_come_a_page_at_a_time(database: SqlStore) -> None:
+    for n in range(5):
+        make(database, f"g{n}")
+    assert len(database.summaries(2)) == 2 and len(database.summaries(10, 4)) == 1
+    assert {game["id"] for game in database.summaries(10, 0, ["g1", "g3", "zz"])} == {"g1", "g3"}
+    assert database.summaries(10, 0, []) == []
+    lobby = database.lobby(10)
+    assert len(lobby) == 5 and lobby[0]["open_seats"] == 1
+
+
+def test_a_database_that_cannot_be_reached_is_one_clear_line() -> None:
+    require("postgres")
+    from services import free_port
+
+    with pytest.raises(StoreError, match=r"cannot reach the games database postgresql://nobody@127\.0\.0\.1"):
+        open_database(f"postgresql://nobody:secret@127.0.0.1:{free_port()}/games")
+
+
+def test_the_server_plays_over_postgresql(postgres: Postgres) -> None:
+    database = open_database(fresh_postgres_url(postgres))
+    app = create_app(database, dice=lambda: random.Random(4), limits=Limits.unlimited(), local=False)
+    with LocalClient(app) as client:
+        created = client.post("/api/games", json={"players": ["red", "blue"]}).json()
+        with client.websocket_connect(f"/ws/{created['id']}") as page:
+            expect(page, "snapshot")
+            hello(page, created["host_token"])
+            for _ in range(30):
+                page.send_json({"type": "sync"})
+                game = expect(page, "snapshot")["game"]
+                if game["phase"] == "move":
+                    page.send_json({"type": "move", "plane": game["moves"][0]["plane"]})
+                else:
+                    page.send_json({"type": "roll"})
+                expect(page, "update")
+        listed = client.get("/api/games", params={"ids": created["id"]}).json()["games"]
+    stored = database.load(created["id"])
+    assert stored is not None and listed[0]["actions"] == len(stored.actions) > 0
+    database.close()
+
+
+def test_migrate_moves_every_game_from_sqlite_to_postgresql(postgres: Postgres, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    source = SqliteStore(tmp_path / "games.sqlite3")
+    for n in range(4):
+        make(source, f"g{n}")
+        source.add_chat(f"g{n}", 10.0 + n, "red", "Ann", f"hello {n}")
+    source.append_action("g2", 2, 4, None, False, None, [])
+    source.close()
+    url = fresh_postgres_url(postgres)
+    command = [sys.executable, "-m", "flyingchess", "migrate", "--data", str(tmp_path), "--to", url]
+    first = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.startswith("4 games copied, 0 already there; the target now holds 4 games, 9 actions, 4 chat")
+    again = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert again.stdout.startswith("0 games copied, 4 already there")
+    before, after = SqliteStore(tmp_path / "games.sqlite3"), open_database(url)
+    for n in range(4):
+        assert before.load(f"g{n}") == after.load(f"g{n}")
+        assert before.chat(f"g{n}", 10) == after.chat(f"g{n}", 10)
+    before.close()
+    after.close()
+    refused = subprocess.run(
+        [sys.executable, "-m", "flyingchess", "migrate", "--data", str(tmp_path / "none"), "--to", url],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert refused.returncode == 2 and refused.stderr.startswith("migrate: no games database in")
+    assert len(refused.stderr.splitlines()) == 1
+
+
+def test_serve_with_an_unreachable_database_is_one_line_and_status_2(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    require("postgres")
+    from services import free_port
+
+    url = f"postgresql://flyingchess:hidden@127.0.0.1:{free_port()}/games"
+    finished = subprocess.run(
+        [sys.executable, "-m", "flyingchess", "serve", "--port", "0", "--data", str(tmp_path), "--database", url],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert finished.returncode == 2 and len(finished.stderr.strip().splitlines()) == 1
+    assert "cannot reach the games database" in finished.stderr and "hidden" not in finished.stderr
