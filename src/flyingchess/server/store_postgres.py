@@ -12,7 +12,7 @@ from typing import Any
 import psycopg
 import psycopg_pool
 
-from .store import SCHEMA_VERSION, Sql, SqlStore, StoreError
+from .store import SCHEMA_VERSION, Sql, SqlStore, StoreError, _first_line
 
 POSTGRES_SCHEMA = """
 CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
@@ -69,6 +69,10 @@ class PostgresStore(SqlStore):
     def __init__(self, url: str, timeout: float = 10.0) -> None:
         self.url = url
         self.name = _without_password(url)
+        try:  # one plain connection first: an unreachable server is one clear line, not a pool's retries
+            psycopg.connect(url, connect_timeout=max(1, int(timeout))).close()
+        except psycopg.Error as error:
+            raise StoreError(f"cannot reach the games database {self.name}: {_first_line(error)}") from None
         try:
             self.pool = psycopg_pool.ConnectionPool(
                 url, min_size=1, max_size=self.workers, timeout=timeout, open=False, kwargs={"autocommit": True}
