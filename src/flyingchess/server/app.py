@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.endpoints import WebSocketEndpoint
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
@@ -42,19 +43,7 @@ from .outbox import Outbox
 from .protocol import (
     HTTP_STATUS,
     MAX_MESSAGE_BYTES,
-    Chat,
-    Hello,
-    Join,
-    Kick,
-    Message,
-    Move,
     ProtocolError,
-    React,
-    Roll,
-    SetSeat,
-    Speed,
-    Start,
-    Sync,
     parse_message,
     parse_new_game,
 )
@@ -63,6 +52,7 @@ from .rooms import (
     STORAGE_MESSAGE,
     Control,
     Room,
+    RoomLike,
     Rooms,
     import_parts,
     iso_time,
@@ -400,103 +390,77 @@ INTERNAL_MESSAGE = "something went wrong on the server; nothing was changed"
 # ---------------------------------------------------------------- the WebSocket
 
 
-async def _handle(room: Room, page: Outbox, address: str, request: Message) -> None:
-    """Carry out one checked request for this connection."""
-    control = room.control_of(page)
-    if isinstance(request, Roll):
-        await room.human_roll(control)
-    elif isinstance(request, Move):
-        await room.human_move(request.plane, control)
-    elif isinstance(request, Speed):
-        await room.set_speed(control, request.speed)
-    elif isinstance(request, Sync):
-        await page.send_json({"type": "snapshot", "game": room.snapshot()})
-    elif isinstance(request, Hello):
-        control = room.authenticate(request.token)
-        await room.attach(page, control)
-        await page.send_json({"type": "welcome", "role": control.role, "colours": sorted(control.colours)})
-    elif isinstance(request, Join):
-        token = await room.join(page, request.colour, request.name, address)
-        await page.send_json({"type": "joined", "colour": request.colour, "token": token})
-    elif isinstance(request, SetSeat):
-        await room.set_seat(control, request.colour, request.kind, request.bot)
-    elif isinstance(request, Start):
-        await room.start(control)
-    elif isinstance(request, Kick):
-        await room.set_seat(control, request.colour, "open", None)
-    elif isinstance(request, Chat):
-        await room.say(control, text=request.text)
-    elif isinstance(request, React):
-        await room.say(control, emoji=request.emoji)
-
-
 async def _refuse_socket(websocket: WebSocket, error: ProtocolError, code: int) -> None:
     with contextlib.suppress(WebSocketDisconnect, WebSocketDisconnected):
         await websocket.send_json(error.to_json())
         await websocket.close(code=code)
 
 
-async def game_socket(websocket: WebSocket) -> None:
+class GameSocket(WebSocketEndpoint):
     """One page's connection to one game. Everything the page is sent goes through its
     outbox, in order; what it sends is rate-limited, parsed and handed to the room."""
-    settings = _settings(websocket)
-    limits = settings.limits
-    await websocket.accept()
-    try:
-        room = await _rooms(websocket).get(websocket.path_params["game_id"])
-    except ProtocolError as error:
-        await _refuse_socket(websocket, error, 4404 if error.code == "unknown-game" else 1011)
-        return
-    except (DamagedGame, StoreError) as error:
-        code = "damaged-game" if isinstance(error, DamagedGame) else "storage-unavailable"
-        await _refuse_socket(websocket, ProtocolError(code, str(error)), 1011)
-        return
-    if len(room.watchers) >= limits.watchers_per_room:
-        await _refuse_socket(websocket, ProtocolError("room-full", "too many pages watch this game"), 1013)
-        return
-    page = Outbox(websocket, limits.outbox_characters)
-    address = _address(websocket)
-    limit = TokenBucket(time.monotonic(), limits.message_rate, limits.message_burst)
-    # On a server only this machine can reach, whoever opens the page is the host.
-    await room.attach(page, Control(host=settings.local), first=True)
-    try:
-        await page.send_json({"type": "snapshot", "game": room.snapshot()})
-        room.wake_bots()
-        while not page.closed:
-            message = await websocket.receive()
-            if message["type"] == "websocket.disconnect":
-                break
-            if not limit.allow(time.monotonic()):
-                if limit.refused > limits.flood_refusals:
-                    await page.close(code=1008)
-                    break
-                if limit.refused % 20 == 1:  # say so now and then, not once per message
-                    await page.send_json(
-                        ProtocolError("rate-limited", "too many messages: slow down", limit.wait()).to_json()
-                    )
-                continue
-            text = message.get("text")
-            if text is None:
-                text = (message.get("bytes") or b"")[: MAX_MESSAGE_BYTES + 1].decode("utf-8", "replace")
-            try:
-                request = parse_message(text)
-                await room.heard_from(room.control_of(page))
-                await _handle(room, page, address, request)
-            except ProtocolError as error:
-                await page.send_json(error.to_json())
-            except StoreError as error:
-                log.warning("room %s: %s", room.id, error)
-                await page.send_json(ProtocolError("storage-unavailable", STORAGE_MESSAGE).to_json())
-            except ConnectionError:
-                break  # the page went away or stopped reading
-            except Exception:  # a fault of ours: say so, keep the connection and the game
-                log.exception("room %s: unexpected error handling %r", room.id, text[:200])
-                await page.send_json(ProtocolError("internal-error", INTERNAL_MESSAGE).to_json())
-    except (WebSocketDisconnect, WebSocketDisconnected, ConnectionError):
-        pass  # the page went away, perhaps while being answered
-    finally:
-        page.stop()
-        await room.detach(page)
+
+    encoding = None  # text or binary frames: both are read as UTF-8 text
+    room: RoomLike | None = None
+    page: Outbox | None = None
+
+    async def on_connect(self, websocket: WebSocket) -> None:
+        settings = _settings(websocket)
+        self.limits = settings.limits
+        await websocket.accept()
+        try:
+            room = await _rooms(websocket).get(websocket.path_params["game_id"])
+        except ProtocolError as error:
+            await _refuse_socket(websocket, error, 4404 if error.code == "unknown-game" else 1011)
+            return
+        except (DamagedGame, StoreError) as error:
+            code = "damaged-game" if isinstance(error, DamagedGame) else "storage-unavailable"
+            await _refuse_socket(websocket, ProtocolError(code, str(error)), 1011)
+            return
+        if room.watcher_count() >= self.limits.watchers_per_room:
+            await _refuse_socket(websocket, ProtocolError("room-full", "too many pages watch this game"), 1013)
+            return
+        self.page = Outbox(websocket, self.limits.outbox_characters)
+        self.address = _address(websocket)
+        self.rate = TokenBucket(time.monotonic(), self.limits.message_rate, self.limits.message_burst)
+        self.room = room
+        # On a server only this machine can reach, whoever opens the page is the host.
+        with contextlib.suppress(ConnectionError):
+            await room.connect(self.page, Control(host=settings.local))
+
+    async def on_receive(self, websocket: WebSocket, data: Any) -> None:
+        page, room = self.page, self.room
+        if page is None or room is None or page.closed:
+            return
+        if not self.rate.allow(time.monotonic()):
+            if self.rate.refused > self.limits.flood_refusals:
+                await page.close(code=1008)
+            elif self.rate.refused % 20 == 1:  # say so now and then, not once per message
+                await self._say(ProtocolError("rate-limited", "too many messages: slow down", self.rate.wait()))
+            return
+        text = data if isinstance(data, str) else bytes(data)[: MAX_MESSAGE_BYTES + 1].decode("utf-8", "replace")
+        try:
+            await room.receive(page, self.address, parse_message(text))
+        except ProtocolError as error:
+            await self._say(error)
+        except StoreError as error:
+            log.warning("room %s: %s", room.id, error)
+            await self._say(ProtocolError("storage-unavailable", STORAGE_MESSAGE))
+        except ConnectionError:
+            pass  # the page went away or stopped reading
+        except Exception:  # a fault of ours: say so, keep the connection and the game
+            log.exception("room %s: unexpected error handling %r", room.id, text[:200])
+            await self._say(ProtocolError("internal-error", INTERNAL_MESSAGE))
+
+    async def _say(self, error: ProtocolError) -> None:
+        if self.page is not None:
+            with contextlib.suppress(ConnectionError):
+                await self.page.send_json(error.to_json())
+
+    async def on_disconnect(self, websocket: WebSocket, close_code: int) -> None:
+        if self.page is not None and self.room is not None:
+            self.page.stop()
+            await self.room.disconnect(self.page)
 
 
 # ---------------------------------------------------------------- the app
@@ -531,7 +495,7 @@ ROUTES = [
     Route("/api/games/{game_id}/replay", get_replay),
     Route("/api/games/{game_id}/rematch", rematch, methods=["POST"]),
     Route("/api/records", import_record, methods=["POST"]),
-    WebSocketRoute("/ws/{game_id}", game_socket),
+    WebSocketRoute("/ws/{game_id}", GameSocket),
     Mount("/static", StaticFiles(directory=WEB), name="static"),
 ]
 

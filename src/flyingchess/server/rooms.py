@@ -20,7 +20,7 @@ import secrets
 import time
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
@@ -42,7 +42,23 @@ from ..game import (
 from ..record import ActionError, Record, canonical_state, parse_action, replay_actions, rules_to_json
 from ..rules import Rules, RulesError
 from .limits import KeyedBuckets, Limits
-from .protocol import ProtocolError, parse_seats, parse_timer
+from .protocol import (
+    Chat,
+    Hello,
+    Join,
+    Kick,
+    Message,
+    Move,
+    ProtocolError,
+    React,
+    Roll,
+    SetSeat,
+    Speed,
+    Start,
+    Sync,
+    parse_seats,
+    parse_timer,
+)
 from .store import AsyncStore, DamagedGame, StoredGame, StoreError
 
 BOT_DELAY: Final = {"slow": 1.2, "normal": 0.6, "fast": 0.25, "instant": 0.0}
@@ -66,6 +82,21 @@ class Watcher(Protocol):
     async def send_text(self, data: str) -> None: ...
 
     async def close(self, code: int = 1000, reason: str | None = None) -> None: ...
+
+
+class RoomLike(Protocol):
+    """What a page's connection needs of a room: the room itself when this process owns
+    it, or (with several processes) a stand-in that forwards to the owner."""
+
+    id: str
+
+    def watcher_count(self) -> int: ...
+
+    async def connect(self, page: Watcher, control: Control) -> None: ...
+
+    async def receive(self, page: Watcher, address: str, request: Message) -> None: ...
+
+    async def disconnect(self, page: Watcher) -> None: ...
 
 
 def iso_time(timestamp: float) -> str:
@@ -264,6 +295,25 @@ class Room:
         """Nobody watches and no change is under way: the room may leave memory (all of
         it is stored). Its bot and clock tasks stop by themselves without watchers."""
         return not self.watchers and not self.lock.locked()
+
+    # ---------------------------------------------------------------- a page's connection
+
+    def watcher_count(self) -> int:
+        return len(self.watchers)
+
+    async def connect(self, page: Watcher, control: Control) -> None:
+        """A page starts watching: it gets a snapshot, the others see its seats connect."""
+        await self.attach(page, control, first=True)
+        await page.send_text(json.dumps({"type": "snapshot", "game": self.snapshot()}, ensure_ascii=False))
+        self.wake_bots()
+
+    async def receive(self, page: Watcher, address: str, request: Message) -> None:
+        """Carry out one checked request from a page (the dispatch table below)."""
+        await self.heard_from(self.control_of(page))
+        await HANDLERS[type(request)](self, page, address, request)
+
+    async def disconnect(self, page: Watcher) -> None:
+        await self.detach(page)
 
     # ---------------------------------------------------------------- presence
 
@@ -663,6 +713,74 @@ class Room:
                     await asyncio.sleep(STORE_RETRY_SECONDS)
                     continue
                 await self._broadcast(events)
+
+
+async def _roll(room: Room, page: Watcher, address: str, request: Roll) -> None:
+    await room.human_roll(room.control_of(page))
+
+
+async def _move(room: Room, page: Watcher, address: str, request: Move) -> None:
+    await room.human_move(request.plane, room.control_of(page))
+
+
+async def _speed(room: Room, page: Watcher, address: str, request: Speed) -> None:
+    await room.set_speed(room.control_of(page), request.speed)
+
+
+async def _sync(room: Room, page: Watcher, address: str, request: Sync) -> None:
+    await _reply(page, {"type": "snapshot", "game": room.snapshot()})
+
+
+async def _hello(room: Room, page: Watcher, address: str, request: Hello) -> None:
+    control = room.authenticate(request.token)
+    await room.attach(page, control)
+    await _reply(page, {"type": "welcome", "role": control.role, "colours": sorted(control.colours)})
+
+
+async def _join(room: Room, page: Watcher, address: str, request: Join) -> None:
+    token = await room.join(page, request.colour, request.name, address)
+    await _reply(page, {"type": "joined", "colour": request.colour, "token": token})
+
+
+async def _set_seat(room: Room, page: Watcher, address: str, request: SetSeat) -> None:
+    await room.set_seat(room.control_of(page), request.colour, request.kind, request.bot)
+
+
+async def _start(room: Room, page: Watcher, address: str, request: Start) -> None:
+    await room.start(room.control_of(page))
+
+
+async def _kick(room: Room, page: Watcher, address: str, request: Kick) -> None:
+    await room.set_seat(room.control_of(page), request.colour, "open", None)
+
+
+async def _chat(room: Room, page: Watcher, address: str, request: Chat) -> None:
+    await room.say(room.control_of(page), text=request.text)
+
+
+async def _react(room: Room, page: Watcher, address: str, request: React) -> None:
+    await room.say(room.control_of(page), emoji=request.emoji)
+
+
+async def _reply(page: Watcher, message: dict[str, Any]) -> None:
+    await page.send_text(json.dumps(message, separators=(",", ":"), ensure_ascii=False))
+
+
+Handler = Callable[[Room, Watcher, str, Any], Awaitable[None]]
+HANDLERS: Final[dict[type, Handler]] = {
+    Roll: _roll,
+    Move: _move,
+    Speed: _speed,
+    Sync: _sync,
+    Hello: _hello,
+    Join: _join,
+    SetSeat: _set_seat,
+    Start: _start,
+    Kick: _kick,
+    Chat: _chat,
+    React: _react,
+}
+"""What each message a page may send does: one entry per message type of protocol.py."""
 
 
 STORAGE_MESSAGE: Final = "the server cannot save games right now; nothing was changed: try again soon"
