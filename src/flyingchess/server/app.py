@@ -290,12 +290,12 @@ async def import_record(request: Request) -> Response:
 
 
 async def get_game(request: Request) -> Response:
-    room = await _rooms(request).get(request.path_params["game_id"])
+    room = await _rooms(request).view(request.path_params["game_id"])
     return JSONResponse({"game": room.snapshot()})
 
 
 async def get_record(request: Request) -> Response:
-    room = await _rooms(request).get(request.path_params["game_id"])
+    room = await _rooms(request).view(request.path_params["game_id"])
     return Response(
         room.record().dumps() + "\n",
         media_type="application/json",
@@ -309,7 +309,7 @@ async def get_replay(request: Request) -> Response:
     limits = _settings(request).limits
     first = _count(request, "from", 0, 10**9)
     count = _count(request, "count", limits.replay_page, limits.replay_page, least=1)
-    room = await _rooms(request).get(request.path_params["game_id"])
+    room = await _rooms(request).view(request.path_params["game_id"])
     wait = request.app.state.replays.allow(_address(request), time.monotonic())
     if wait:
         raise ProtocolError("rate-limited", f"too many replay pages: try again in {wait:.0f} s", retry_after=wait)
@@ -319,7 +319,7 @@ async def get_replay(request: Request) -> Response:
 
 
 async def invite_qr(request: Request) -> Response:
-    room = await _rooms(request).get(request.path_params["game_id"])
+    room = await _rooms(request).view(request.path_params["game_id"])
     settings = _settings(request)
     base = settings.public_url or str(request.base_url).rstrip("/")
     if not settings.public_url and settings.invite_base and request.url.hostname in LOOPBACK_NAMES:
@@ -337,12 +337,12 @@ async def invite_qr(request: Request) -> Response:
 
 async def rematch(request: Request) -> Response:
     _may_create(request)
-    old = await _rooms(request).get(request.path_params["game_id"])
+    old = await _rooms(request).view(request.path_params["game_id"])
     _require_host(request, old.host_token)
     seats = {colour: seat if seat["kind"] != "player" else {"kind": "open"} for colour, seat in old.seats.items()}
     extra = {"timer": old.timer} if old.timer else None
     room, host_token = await _rooms(request).create(old.rules, old.players, seats, extra)
-    await old.announce_rematch(room.id)
+    await _rooms(request).announce_rematch(old.id, room.id)
     return _created(room, host_token)
 
 
@@ -409,7 +409,7 @@ class GameSocket(WebSocketEndpoint):
         self.limits = settings.limits
         await websocket.accept()
         try:
-            room = await _rooms(websocket).get(websocket.path_params["game_id"])
+            room = await _rooms(websocket).for_page(websocket.path_params["game_id"])
         except ProtocolError as error:
             await _refuse_socket(websocket, error, 4404 if error.code == "unknown-game" else 1011)
             return
@@ -440,7 +440,7 @@ class GameSocket(WebSocketEndpoint):
             return
         text = data if isinstance(data, str) else bytes(data)[: MAX_MESSAGE_BYTES + 1].decode("utf-8", "replace")
         try:
-            await room.receive(page, self.address, parse_message(text))
+            await room.receive(page, self.address, parse_message(text), text)
         except ProtocolError as error:
             await self._say(error)
         except StoreError as error:

@@ -52,6 +52,7 @@ HTTP_STATUS: Final = {
     "bad-content-type": 415,
     "rate-limited": 429,
     "server-busy": 503,
+    "reconnecting": 503,
     "storage-unavailable": 503,
 }
 """The HTTP status of each error code an HTTP request can get (anything else: 400)."""

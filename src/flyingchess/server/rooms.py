@@ -22,7 +22,7 @@ import zlib
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, TypeVar
 
 from ..bots import Bot, make_bot, playable, seat_chooser
 from ..events import Bounced, Captured, Event, Flew, Jumped
@@ -59,7 +59,7 @@ from .protocol import (
     parse_seats,
     parse_timer,
 )
-from .store import AsyncStore, DamagedGame, StoredGame, StoreError
+from .store import AsyncStore, DamagedGame, LostGame, StoredGame, StoreError
 
 BOT_DELAY: Final = {"slow": 1.2, "normal": 0.6, "fast": 0.25, "instant": 0.0}
 """Seconds a bot waits before each roll, by the room's speed."""
@@ -73,6 +73,7 @@ STORE_RETRY_SECONDS: Final = 2.0
 """How long bots wait to try again after the store failed to take their move."""
 
 log = logging.getLogger("flyingchess.server")
+T = TypeVar("T")
 
 
 class Watcher(Protocol):
@@ -94,7 +95,7 @@ class RoomLike(Protocol):
 
     async def connect(self, page: Watcher, control: Control) -> None: ...
 
-    async def receive(self, page: Watcher, address: str, request: Message) -> None: ...
+    async def receive(self, page: Watcher, address: str, request: Message, text: str) -> None: ...
 
     async def disconnect(self, page: Watcher) -> None: ...
 
@@ -224,6 +225,9 @@ class Room:
         database (every write is fenced with it); None for one process alone."""
         self.store = store
         self.epoch = epoch
+        self.lost = False
+        """Another process has claimed the game: this room may do nothing more."""
+        self.on_lost: Callable[[Room], Awaitable[None]] | None = None
         self.limits = limits
         self.id = stored.id
         self.created = stored.created
@@ -301,14 +305,35 @@ class Room:
     def watcher_count(self) -> int:
         return len(self.watchers)
 
+    def check_owned(self) -> None:
+        if self.lost:
+            raise ProtocolError("reconnecting", "this game has moved to another server: reconnecting")
+
+    async def lose(self) -> None:
+        """Another process has claimed this game (or this one lost Redis for a lease): stop
+        every task at once and hang up on every page; they reconnect to the new owner."""
+        if self.lost:
+            return
+        self.lost = True
+        current = asyncio.current_task()
+        for task in (self.bot_task, self.watchdog):
+            if task is not None and task is not current:
+                task.cancel()
+        pages, self.watchers = list(self.watchers), {}
+        for page in pages:
+            asyncio.get_running_loop().create_task(page.close(code=1012))
+        if self.on_lost is not None:
+            await self.on_lost(self)
+
     async def connect(self, page: Watcher, control: Control) -> None:
         """A page starts watching: it gets a snapshot, the others see its seats connect."""
         await self.attach(page, control, first=True)
         await page.send_text(json.dumps({"type": "snapshot", "game": self.snapshot()}, ensure_ascii=False))
         self.wake_bots()
 
-    async def receive(self, page: Watcher, address: str, request: Message) -> None:
+    async def receive(self, page: Watcher, address: str, request: Message, text: str = "") -> None:
         """Carry out one checked request from a page (the dispatch table below)."""
+        self.check_owned()
         await self.heard_from(self.control_of(page))
         await HANDLERS[type(request)](self, page, address, request)
 
@@ -462,7 +487,7 @@ class Room:
 
     async def _write_seats(self, seats: dict[str, dict[str, str]], started: bool) -> None:
         """Store new seats, then adopt them (a failed write leaves the old ones)."""
-        self.updated = await self.store.set_seats(self.id, seats, started, epoch=self.epoch)
+        self.updated = await self._fenced(self.store.set_seats(self.id, seats, started, epoch=self.epoch))
         self.seats = seats
         self.started = started
 
@@ -568,7 +593,7 @@ class Room:
             value = self.dice.randint(1, 6)
             rolled, events = roll(self.state, value)
             if legal_moves(rolled):
-                self.updated = await self.store.set_pending_roll(self.id, value, epoch=self.epoch)
+                self.updated = await self._fenced(self.store.set_pending_roll(self.id, value, epoch=self.epoch))
                 self.state = rolled
                 self.turn_started = time.monotonic()
             else:
@@ -592,7 +617,7 @@ class Room:
         async with self.lock:
             if not control.host:
                 raise ProtocolError("not-host", "only the host sets the pace of the bots")
-            await self.store.set_speed(self.id, speed, epoch=self.epoch)
+            await self._fenced(self.store.set_speed(self.id, speed, epoch=self.epoch))
             self.speed = speed
             await self._broadcast([])
         self.wake_bots()
@@ -615,6 +640,15 @@ class Room:
             wanted = "choose a plane" if self.state.phase == "move" else "roll the die"
             raise ProtocolError("wrong-phase", f"{self.state.colour} must {wanted} first")
 
+    async def _fenced(self, write: Awaitable[T]) -> T:
+        """A store write; if another process has claimed the game meanwhile, nothing was
+        written, this room stops at once and the page is told to reconnect."""
+        try:
+            return await write
+        except LostGame:
+            await self.lose()
+            raise ProtocolError("reconnecting", "this game has moved to another server: reconnecting") from None
+
     async def _commit(self, rolled: State, value: int, plane: int | None) -> list[Event]:
         """Apply, store, then adopt the new state (the store write comes before any message)."""
         after, events = apply(rolled, plane)
@@ -623,8 +657,17 @@ class Room:
 
     async def _store(self, value: int, plane: int | None, after: State) -> None:
         """Write an action, then adopt the state it led to (a failed write changes nothing)."""
-        self.updated = await self.store.append_action(
-            self.id, len(self.actions), value, plane, after.over, after.winner, list(after.ranking), epoch=self.epoch
+        self.updated = await self._fenced(
+            self.store.append_action(
+                self.id,
+                len(self.actions),
+                value,
+                plane,
+                after.over,
+                after.winner,
+                list(after.ranking),
+                epoch=self.epoch,
+            )
         )
         self.actions.append(value, plane)
         self.state = after
@@ -674,7 +717,7 @@ class Room:
 
     def _bot_to_move(self) -> bool:
         colour = self.state.colour
-        if not self.watchers or colour is None or not self.started:
+        if self.lost or not self.watchers or colour is None or not self.started:
             return False
         return self.seats[colour]["kind"] == "bot" or colour in self.autopilot
 
@@ -706,6 +749,8 @@ class Room:
                 events = turn.events[1:] if pending is not None else turn.events  # announced already
                 try:
                     await self._store(turn.roll, turn.plane, turn.after)
+                except ProtocolError:  # the game has moved to another process: stop
+                    return
                 except StoreError as error:
                     # nothing changed and nobody saw the roll: say so, then try again
                     log.warning("room %s: %s", self.id, error)
@@ -810,6 +855,20 @@ class Rooms:
         self.loading: dict[str, asyncio.Future[Room]] = {}
         self.deleted_while_loading: set[str] = set()
 
+    async def for_page(self, game_id: str) -> RoomLike:
+        """The room a page's connection talks to (here: the room itself)."""
+        return await self.get(game_id)
+
+    async def view(self, game_id: str) -> Room:
+        """A room to read (a snapshot, the record, replay steps) or to check the host of."""
+        return await self.get(game_id)
+
+    async def announce_rematch(self, old_id: str, new_id: str) -> None:
+        """Tell the pages in the old room where its rematch is."""
+        room = self.rooms.get(old_id)
+        if room is not None:
+            await room.announce_rematch(new_id)
+
     async def get(self, game_id: str) -> Room:
         room = self.rooms.get(game_id)
         if room is not None:
@@ -858,7 +917,7 @@ class Rooms:
         if len(self.rooms) < self.limits.rooms_in_memory:
             return
         for old_id in [i for i, r in self.rooms.items() if r.evictable()]:
-            del self.rooms[old_id]
+            self._drop(old_id)
             if len(self.rooms) < self.limits.rooms_in_memory:
                 return
         raise ProtocolError("server-busy", "the server is full: try again later")
@@ -871,8 +930,12 @@ class Rooms:
             if room.evictable() and now - room.last_seen >= self.limits.room_idle_seconds
         ]
         for game_id in idle:
-            del self.rooms[game_id]
+            self._drop(game_id)
         return len(idle)
+
+    def _drop(self, game_id: str) -> None:
+        """A room leaves memory (everything about it is stored)."""
+        self.rooms.pop(game_id, None)
 
     async def create(
         self,
@@ -910,7 +973,7 @@ class Rooms:
             started,
         )
         room = self._room(stored, state)
-        self._make_space()  # before the write: a refused game must not be stored
+        self._make_space()  # before the write: a refused game must not be stored (and room for it here)
         await self.store.create(
             stored.id,
             stored.rules,
@@ -924,7 +987,11 @@ class Rooms:
             stored.host_token,
             started,
         )
-        return self._keep(room), host_token
+        return self._adopt_new(room), host_token
+
+    def _adopt_new(self, room: Room) -> Room:
+        """A game just created: kept here, where its first page will find it."""
+        return self._keep(room)
 
     async def forget(self, game_id: str) -> bool:
         """Delete a game; pages still watching it are told it is gone and hung up on."""

@@ -1,0 +1,195 @@
+"""Several server processes over Redis (`serve --redis redis://...`): which process owns
+which room, messages between processes, and which processes are alive.
+
+- **Ownership**: one process owns a room at a time, holding a lease in Redis
+  (`fc:owner:GAME` = its node id, renewed every LEASE/3 seconds). The owner alone plays
+  the game: it loads it from the database, claims it there (the epoch that fences every
+  write, so a process that lost its lease can never apply a move), runs its bots and
+  clocks, and stores every change.
+- **Forwarding**: a page may reach any process. A process that does not own the page's
+  room forwards the page's messages to the owner's channel (`fc:node:NODE`) and relays
+  what the owner sends back; an update is published once per process, whatever the
+  number of its pages in the room.
+- **Failover**: a process that dies stops renewing its leases and its heartbeat
+  (`fc:alive:NODE`); within a lease the next page to arrive makes another process the
+  owner, which loads the room from the database. Pages of the lost owner are closed with
+  1012 ("service restart") and reconnect by themselves.
+
+Needs the `cluster` extra (redis-py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, Final
+
+import redis
+import redis.asyncio as aioredis
+
+LEASE_SECONDS: Final = 5.0
+"""How long a room's owner may go without renewing before another process may take it."""
+HEARTBEAT_SECONDS: Final = 1.0
+log = logging.getLogger("flyingchess.server")
+
+_RENEW = """
+local lost = {}
+for i, key in ipairs(KEYS) do
+    if redis.call('GET', key) == ARGV[1] then
+        redis.call('PEXPIRE', key, ARGV[2])
+    else
+        table.insert(lost, i)
+    end
+end
+return lost
+"""
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+Handler = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+class ClusterError(Exception):
+    """Redis cannot be reached or used: one line saying which and why."""
+
+
+def check_reachable(url: str, timeout: float = 5.0) -> None:
+    """Fail fast at start: ClusterError when Redis does not answer."""
+    try:
+        client = redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
+        client.ping()
+        client.close()
+    except (redis.RedisError, ValueError, OSError) as error:
+        raise ClusterError(f"cannot reach Redis at {_without_password(url)}: {error}") from None
+
+
+def _without_password(url: str) -> str:
+    if "@" in url and "://" in url:
+        scheme, rest = url.split("://", 1)
+        return f"{scheme}://{rest.split('@', 1)[1]}"
+    return url
+
+
+def owner_key(game_id: str) -> str:
+    return f"fc:owner:{game_id}"
+
+
+class Cluster:
+    """This process's place among the others. `handle(op, handler)` registers what to do
+    with a message sent to this process; `start()` connects and listens."""
+
+    def __init__(self, url: str, lease_seconds: float = LEASE_SECONDS) -> None:
+        self.url = url
+        self.lease_seconds = lease_seconds
+        self.node = secrets.token_hex(6)
+        self.redis: aioredis.Redis = aioredis.from_url(url, socket_connect_timeout=3, socket_timeout=3)
+        self.handlers: dict[str, Handler] = {}
+        self.tasks: list[asyncio.Task[None]] = []
+        self.renew_script = self.redis.register_script(_RENEW)
+        self.release_script = self.redis.register_script(_RELEASE)
+        self.healthy_since = time.monotonic()
+        """When Redis last answered (a process cut off for a lease owns nothing)."""
+
+    def handle(self, op: str, handler: Handler) -> None:
+        self.handlers[op] = handler
+
+    @property
+    def channel(self) -> str:
+        return f"fc:node:{self.node}"
+
+    async def start(self) -> None:
+        await self.redis.ping()
+        await self._beat()
+        self.tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._heartbeat())]
+
+    async def stop(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+        with contextlib.suppress(redis.RedisError, OSError):
+            await self.redis.delete(f"fc:alive:{self.node}")
+        with contextlib.suppress(Exception):
+            await self.redis.aclose()
+
+    # ----------------------------------------------------------------- liveness
+
+    async def _beat(self) -> None:
+        await self.redis.set(f"fc:alive:{self.node}", "1", px=int(self.lease_seconds * 1000))
+        self.healthy_since = time.monotonic()
+
+    async def _heartbeat(self) -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+            try:
+                await self._beat()
+            except (redis.RedisError, OSError) as error:
+                log.warning("Redis did not answer the heartbeat: %s", error)
+
+    def cut_off(self) -> bool:
+        """Whether Redis has not answered for a lease: this process can own nothing."""
+        return time.monotonic() - self.healthy_since > self.lease_seconds
+
+    async def alive(self, node: str) -> bool:
+        return bool(await self.redis.exists(f"fc:alive:{node}"))
+
+    # ----------------------------------------------------------------- leases
+
+    async def owner_of(self, game_id: str) -> str | None:
+        owner = await self.redis.get(owner_key(game_id))
+        return owner.decode() if isinstance(owner, bytes) else owner
+
+    async def acquire(self, game_id: str) -> bool:
+        """Take the room's lease if nobody holds it (or this process already does)."""
+        acquired = await self.redis.set(owner_key(game_id), self.node, nx=True, px=int(self.lease_seconds * 1000))
+        if acquired:
+            return True
+        return await self.owner_of(game_id) == self.node
+
+    async def renew(self, game_ids: list[str]) -> list[str]:
+        """Renew the leases of these rooms; returns those this process no longer holds."""
+        if not game_ids:
+            self.healthy_since = time.monotonic()
+            return []
+        lost = await self.renew_script(
+            keys=[owner_key(game_id) for game_id in game_ids], args=[self.node, int(self.lease_seconds * 1000)]
+        )
+        self.healthy_since = time.monotonic()
+        return [game_ids[int(index) - 1] for index in lost]
+
+    async def release(self, game_id: str) -> None:
+        with contextlib.suppress(redis.RedisError, OSError):
+            await self.release_script(keys=[owner_key(game_id)], args=[self.node])
+
+    # ----------------------------------------------------------------- messages
+
+    async def send(self, node: str, message: dict[str, Any]) -> None:
+        """Send to one process (at most once: a process that is gone gets nothing)."""
+        await self.redis.publish(f"fc:node:{node}", json.dumps(message, separators=(",", ":"), ensure_ascii=False))
+
+    async def _listen(self) -> None:
+        while True:
+            try:
+                async with self.redis.pubsub() as pubsub:
+                    await pubsub.subscribe(self.channel)
+                    async for raw in pubsub.listen():
+                        if raw.get("type") != "message":
+                            continue
+                        try:
+                            message = json.loads(raw["data"])
+                            handler = self.handlers.get(message.get("op"))
+                        except (ValueError, TypeError, AttributeError):
+                            continue
+                        if handler is not None:
+                            try:
+                                await handler(message)
+                            except Exception:
+                                log.exception("cluster message %r failed", message.get("op"))
+            except (redis.RedisError, OSError) as error:
+                log.warning("lost the Redis subscription (%s); listening again", error)
+                await asyncio.sleep(0.5)
