@@ -43,6 +43,9 @@ class Server:
         line = self.process.stdout.readline()
         assert "running at http://127.0.0.1:" in line, line + self.log()
         self.url = line.split("running at ")[1].split()[0].rstrip("/")
+        self.node: str | None = None
+        if "--redis" in options:  # the next line names this process among the others
+            self.node = self.process.stdout.readline().rsplit(" ", 1)[1].strip()
 
     def log(self) -> str:
         """What the server wrote on standard error so far."""

@@ -270,6 +270,9 @@ def command_play(args: argparse.Namespace) -> int:
         ) from None
     if not 0 <= args.port <= 65535:
         raise CommandError(f"--port {args.port} is not a port number")
+    lease = getattr(args, "lease_seconds", None)
+    if lease is not None and not (math.isfinite(lease) and 1 <= lease <= 600):
+        raise CommandError(f"--lease-seconds must be 1..600, not {lease}")
     serving = args.command == "serve"
     lan = getattr(args, "lan", False)
     return serve(
@@ -282,6 +285,8 @@ def command_play(args: argparse.Namespace) -> int:
             # visitor arrives from 127.0.0.1, and none of them may become every game's host
             network=serving or lan,
             database=getattr(args, "database", None),
+            redis=getattr(args, "redis", None),
+            lease_seconds=getattr(args, "lease_seconds", None),
             allowed_hosts=list(args.allowed_host or []),
             public_url=args.public_url,
             trusted_proxies=list(getattr(args, "trusted_proxy", None) or []),
@@ -568,6 +573,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve_parser.add_argument(
         "--database", metavar="URL", help="keep games in PostgreSQL (postgresql://...) instead of SQLite in --data"
+    )
+    serve_parser.add_argument(
+        "--redis", metavar="URL", help="share rooms with other serve processes over this Redis (redis://...)"
+    )
+    serve_parser.add_argument(
+        "--lease-seconds",
+        type=float,
+        default=None,
+        metavar="S",
+        help="with --redis: how long a process may go silent before another takes its rooms (default 5)",
     )
     _host_options(serve_parser)
     serve_parser.add_argument(

@@ -468,18 +468,25 @@ class GameSocket(WebSocketEndpoint):
 
 @contextlib.asynccontextmanager
 async def lifespan(app: Starlette) -> AsyncIterator[None]:
-    """Drop rooms nobody watches from memory every few seconds while the server runs."""
+    """Drop rooms nobody watches from memory every few seconds while the server runs;
+    with several processes, join the others first and leave them last."""
+    rooms = app.state.rooms
+    start, stop = getattr(rooms, "start", None), getattr(rooms, "stop", None)
+    if start is not None:
+        await start()
 
     async def sweep() -> None:
         while True:
             await asyncio.sleep(SWEEP_SECONDS)
-            app.state.rooms.sweep(time.monotonic())
+            rooms.sweep(time.monotonic())
 
     task = asyncio.create_task(sweep())
     try:
         yield
     finally:
         task.cancel()
+        if stop is not None:
+            await stop()
 
 
 ROUTES = [
@@ -510,12 +517,15 @@ def create_app(
     invite_base: str | None = None,
     public_url: str | None = None,
     hosts: HostPolicy | None = None,
+    redis_url: str | None = None,
+    lease_seconds: float | None = None,
 ) -> Starlette:
     """The app over one games database (SQLite or PostgreSQL; it runs in worker threads).
 
     `dice` makes each room's die: the operating system's generator by default; tests
     pass seeded ones. `hosts`: the names the server answers to (loopback names by
-    default). `limits`: rates and sizes (tests lift the rates to script fast games)."""
+    default). `limits`: rates and sizes (tests lift the rates to script fast games).
+    `redis_url`: the Redis that several processes over one (PostgreSQL) database share."""
     limits = limits or Limits()
     settings = Settings(local, invite_base, limits, public_url)
     app = Starlette(
@@ -539,7 +549,14 @@ def create_app(
     app.state.database = database
     app.state.store = store
     app.state.settings = settings
-    app.state.rooms = Rooms(store, dice, grace_seconds, limits)
+    if redis_url is None:
+        app.state.rooms = Rooms(store, dice, grace_seconds, limits)
+    else:  # several processes share the database: rooms are owned one process at a time
+        from .cluster import LEASE_SECONDS, Cluster
+        from .clustered import ClusteredRooms
+
+        cluster = Cluster(redis_url, lease_seconds or LEASE_SECONDS)
+        app.state.rooms = ClusteredRooms(store, dice, grace_seconds, limits, cluster=cluster)
     app.state.creations = KeyedBuckets(limits.create_rate, limits.create_burst, limits.address_keys)
     app.state.replays = KeyedBuckets(limits.replay_rate, limits.replay_burst, limits.address_keys)
     app.state.heavy_jobs = asyncio.Semaphore(limits.heavy_jobs)

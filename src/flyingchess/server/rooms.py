@@ -1001,18 +1001,24 @@ class Rooms:
             self.deleted_while_loading.add(game_id)
         if not await self.store.delete(game_id):
             return False
-        room = self.rooms.pop(game_id, None)
-        if room is not None:
-            for task in (room.bot_task, room.watchdog):
-                if task is not None:
-                    task.cancel()
-            watchers = list(room.watchers)
-            room.watchers.clear()
-            gone = ProtocolError("unknown-game", "this game was deleted").to_json()
-            await room._deliver(watchers, json.dumps(gone))
-            for watcher in watchers:
-                asyncio.get_running_loop().create_task(watcher.close(code=4404))
+        await self.forget_in_memory(game_id)
         return True
+
+    async def forget_in_memory(self, game_id: str) -> None:
+        """A deleted game's room: its tasks stop, its pages are told it is gone."""
+        room = self.rooms.get(game_id)
+        if room is None:
+            return
+        self._drop(game_id)
+        for task in (room.bot_task, room.watchdog):
+            if task is not None:
+                task.cancel()
+        watchers = list(room.watchers)
+        room.watchers.clear()
+        gone = ProtocolError("unknown-game", "this game was deleted").to_json()
+        await room._deliver(watchers, json.dumps(gone))
+        for watcher in watchers:
+            asyncio.get_running_loop().create_task(watcher.close(code=4404))
 
 
 def import_parts(

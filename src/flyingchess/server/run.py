@@ -59,6 +59,10 @@ class ServeOptions:
     """Pages need tokens for seats (`serve`, `play --lan`); otherwise every page is the host."""
     database: str | None = None
     """A postgresql:// URL; None: SQLite in the data folder."""
+    redis: str | None = None
+    """A redis:// URL shared by several processes over one database."""
+    lease_seconds: float | None = None
+    """How long a room's owner may go silent before another process takes the room."""
     allowed_hosts: list[str] = field(default_factory=list)
     public_url: str | None = None
     trusted_proxies: list[str] = field(default_factory=list)
@@ -112,6 +116,21 @@ def serve(options: ServeOptions) -> int:
         print(f"flyingchess: {error}", file=sys.stderr)
         return 2
     folder = options.data if options.data is not None else default_data_dir()
+    if options.redis:
+        try:
+            from .cluster import ClusterError, check_reachable
+        except ImportError as error:
+            print(
+                f"flyingchess: --redis needs the cluster extra ({error.name} is missing):"
+                " pip install 'flyingchess[cluster]'",
+                file=sys.stderr,
+            )
+            return 2
+        try:
+            check_reachable(options.redis)
+        except ClusterError as error:
+            print(f"flyingchess: {error}", file=sys.stderr)
+            return 2
     try:
         store = open_database(options.database) if options.database else SqliteStore(folder / "games.sqlite3")
     except ImportError as error:
@@ -152,12 +171,17 @@ def serve(options: ServeOptions) -> int:
     http_protocol, ws_protocol = guarded_protocols(guard)
     app = create_app(
         store,
+        redis_url=options.redis,
+        lease_seconds=options.lease_seconds,
         limits=limits,
         local=local,
         invite_base=invite_base,
         public_url=public_url,
         hosts=host_policy(options, lans, public_url),
     )
+    cluster = getattr(app.state.rooms, "cluster", None)
+    if cluster is not None:
+        print(f"  sharing rooms over Redis as process {cluster.node}", flush=True)
     config = uvicorn.Config(
         app,
         log_level=os.environ.get("FLYINGCHESS_LOG", "warning"),

@@ -1,0 +1,399 @@
+"""Rooms across several server processes (`serve --redis`): the owner plays, the others
+forward. See cluster.py for leases, messages and liveness.
+
+A page's connection asks `ClusteredRooms.for_page`: when no live process owns the room,
+this one takes the lease, claims the game in the database (a new epoch) and loads it;
+when another process owns it, the page gets a `RemoteRoom`, which forwards what the page
+sends to the owner and hands the page what the owner sends back. At the owner each such
+page is a `RemotePage` watcher; messages to several pages on one process go out once.
+
+Whatever goes wrong (the owner dies, a lease is lost, Redis goes away) ends the same way:
+the pages concerned are closed with 1012 and reconnect by themselves, to whichever
+process owns the room by then. Nothing half-done is acknowledged: a move counts once it
+is stored under the owner's epoch, and a write under an old epoch fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any, Final
+
+import redis
+
+from .cluster import Cluster
+from .protocol import Message, ProtocolError, parse_message
+from .rooms import Control, Room, RoomLike, Rooms, Watcher, rebuild
+from .store import StoreError
+
+log = logging.getLogger("flyingchess.server")
+
+CHECK_SECONDS: Final = 1.0
+"""How often a process checks that the owners of its forwarded rooms are still there."""
+UNAVAILABLE: Final = "the game servers cannot reach each other right now: reconnecting"
+
+
+class NodeLink:
+    """The messages from this process (an owner) to the pages of one other process."""
+
+    def __init__(self, cluster: Cluster, node: str) -> None:
+        self.cluster = cluster
+        self.node = node
+
+    async def deliver(self, pages: list[Watcher], text: str) -> None:
+        conns = [page.conn for page in pages if isinstance(page, RemotePage)]
+        await self.cluster.send(self.node, {"op": "deliver", "conns": conns, "text": text})
+
+
+class RemotePage:
+    """A page connected to another process, as the owner's room sees it."""
+
+    def __init__(self, link: NodeLink, conn: str, game_id: str) -> None:
+        self.group = link
+        """Pages of one process share a link: a broadcast goes to them in one message."""
+        self.conn = conn
+        self.game_id = game_id
+
+    async def send_text(self, data: str) -> None:
+        await self.group.deliver([self], data)
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None:
+        with contextlib.suppress(redis.RedisError, OSError):
+            await self.group.cluster.send(self.group.node, {"op": "close", "conns": [self.conn], "code": code})
+
+
+class RemoteRoom:
+    """The stand-in for a room another process owns: it forwards, the owner plays."""
+
+    def __init__(self, rooms: ClusteredRooms, game_id: str, owner: str) -> None:
+        self.rooms = rooms
+        self.id = game_id
+        self.owner = owner
+        self.conns: dict[Watcher, str] = {}
+
+    def watcher_count(self) -> int:
+        return len(self.conns)  # the owner enforces the room's own limit
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        try:
+            await self.rooms.cluster.send(self.owner, {**message, "room": self.id, "node": self.rooms.cluster.node})
+        except (redis.RedisError, OSError):
+            await self.lost()
+
+    async def connect(self, page: Watcher, control: Control) -> None:
+        conn = secrets.token_hex(8)
+        self.conns[page] = conn
+        self.rooms.edge_pages[conn] = page
+        await self._send({"op": "attach", "conn": conn, "host": control.host})
+
+    async def receive(self, page: Watcher, address: str, request: Message, text: str) -> None:
+        conn = self.conns.get(page)
+        if conn is not None:
+            await self._send({"op": "message", "conn": conn, "address": address, "text": text})
+
+    async def disconnect(self, page: Watcher) -> None:
+        conn = self.conns.pop(page, None)
+        if conn is not None:
+            self.rooms.edge_pages.pop(conn, None)
+            with contextlib.suppress(redis.RedisError, OSError):
+                await self.rooms.cluster.send(
+                    self.owner, {"op": "detach", "room": self.id, "conn": conn, "node": self.rooms.cluster.node}
+                )
+        if not self.conns:
+            self.rooms.remote.pop(self.id, None)
+
+    async def lost(self) -> None:
+        """The owner is gone: every page here reconnects (and finds the new owner)."""
+        self.rooms.remote.pop(self.id, None)
+        pages, self.conns = list(self.conns.items()), {}
+        for page, conn in pages:
+            self.rooms.edge_pages.pop(conn, None)
+            asyncio.get_running_loop().create_task(page.close(code=1012))
+
+
+class ClusteredRooms(Rooms):
+    """Rooms when several processes share the database and a Redis."""
+
+    def __init__(self, *args: Any, cluster: Cluster, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.cluster = cluster
+        self.remote: dict[str, RemoteRoom] = {}
+        """Rooms other processes own that pages here watch."""
+        self.edge_pages: dict[str, Watcher] = {}
+        """Pages here watching a room another process owns, by connection id."""
+        self.remote_pages: dict[tuple[str, str], RemotePage] = {}
+        """Pages of other processes watching rooms owned here, by (process, connection)."""
+        self.links: dict[str, NodeLink] = {}
+        self.queues: dict[str, asyncio.Task[None]] = {}
+        self.tasks: list[asyncio.Task[None]] = []
+        for op, handler in {
+            "attach": self._attach,
+            "message": self._message,
+            "detach": self._detach,
+            "deliver": self._deliver_here,
+            "close": self._close_here,
+            "rematch": self._rematch_here,
+            "forget": self._forget_here,
+        }.items():
+            cluster.handle(op, handler)
+
+    # ----------------------------------------------------------------- running
+
+    async def start(self) -> None:
+        await self.cluster.start()
+        self.tasks = [asyncio.create_task(self._renew_leases()), asyncio.create_task(self._check_owners())]
+
+    async def stop(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+        for game_id in list(self.rooms):
+            await self.cluster.release(game_id)
+        await self.cluster.stop()
+
+    async def _renew_leases(self) -> None:
+        while True:
+            await asyncio.sleep(self.cluster.lease_seconds / 3)
+            owned = [game_id for game_id, room in self.rooms.items() if room.epoch is not None]
+            try:
+                lost = await self.cluster.renew(owned)
+            except (redis.RedisError, OSError) as error:
+                log.warning("cannot renew room leases: %s", error)
+                lost = owned if self.cluster.cut_off() else []
+            for game_id in lost:
+                room = self.rooms.get(game_id)
+                if room is not None:
+                    log.warning("room %s: lease lost; another process may own it now", game_id)
+                    await room.lose()
+
+    async def _check_owners(self) -> None:
+        """Forwarded rooms whose owner is gone reconnect their pages; pages of processes
+        that are gone leave the rooms owned here."""
+        while True:
+            await asyncio.sleep(CHECK_SECONDS)
+            try:
+                for game_id, remote in list(self.remote.items()):
+                    owner = await self.cluster.owner_of(game_id)
+                    if owner != remote.owner or not await self.cluster.alive(remote.owner):
+                        await remote.lost()
+                for node in {node for node, _ in self.remote_pages}:
+                    if not await self.cluster.alive(node):
+                        for key in [key for key in self.remote_pages if key[0] == node]:
+                            page = self.remote_pages.pop(key)
+                            room = self.rooms.get(page.game_id)
+                            if room is not None:
+                                await room.disconnect(page)
+            except (redis.RedisError, OSError) as error:
+                log.warning("cannot check the other processes: %s", error)
+                for remote in list(self.remote.values()):
+                    await remote.lost()
+
+    # ----------------------------------------------------------------- finding rooms
+
+    async def for_page(self, game_id: str) -> RoomLike:
+        """The room itself when this process owns it (taking it when nobody live does),
+        else a stand-in that forwards to its owner."""
+        if self.cluster.cut_off():
+            raise ProtocolError("reconnecting", UNAVAILABLE)
+        for _ in range(int(self.cluster.lease_seconds * 10) + 20):
+            room = self.rooms.get(game_id)
+            if room is not None and not room.lost:
+                return room
+            try:
+                owner = await self.cluster.owner_of(game_id)
+                if owner is None or owner == self.cluster.node:
+                    if await self.cluster.acquire(game_id):
+                        return await self._own(game_id)
+                    continue
+                if await self.cluster.alive(owner):
+                    remote = self.remote.get(game_id)
+                    if remote is None or remote.owner != owner:
+                        remote = self.remote[game_id] = RemoteRoom(self, game_id, owner)
+                    return remote
+            except (redis.RedisError, OSError):
+                raise ProtocolError("reconnecting", UNAVAILABLE) from None
+            await asyncio.sleep(0.1)  # the owner died: its lease runs out soon
+        raise ProtocolError("reconnecting", UNAVAILABLE)
+
+    async def _own(self, game_id: str) -> Room:
+        """This process now holds the lease: claim the game (fencing any previous owner)
+        and load it, once however many pages ask at the same moment."""
+        pending = self.loading.get(game_id)
+        if pending is None:
+            pending = self.loading[game_id] = asyncio.ensure_future(self._load_owned(game_id))
+
+            def loaded(_: object) -> None:
+                self.loading.pop(game_id, None)
+                self.deleted_while_loading.discard(game_id)
+
+            pending.add_done_callback(loaded)
+        return await asyncio.shield(pending)
+
+    async def _load_owned(self, game_id: str) -> Room:
+        try:
+            epoch = await self.store.claim(game_id)
+            stored = await self.store.load(game_id) if epoch is not None else None
+        except StoreError:
+            await self.cluster.release(game_id)
+            raise
+        if stored is None:
+            await self.cluster.release(game_id)
+            raise ProtocolError("unknown-game", "no game with that id")
+        state = await asyncio.to_thread(rebuild, stored)
+        room = Room(self.store, stored, state, self.dice_factory(), self.limits, self.grace, epoch=epoch)
+        room.on_lost = self._room_lost
+        await room.load_chat()
+        if game_id in self.deleted_while_loading:
+            await self.cluster.release(game_id)
+            raise ProtocolError("unknown-game", "no game with that id")
+        return self._keep(room)
+
+    async def _room_lost(self, room: Room) -> None:
+        if self.rooms.get(room.id) is room:
+            self.rooms.pop(room.id, None)
+            await self.cluster.release(room.id)
+        for key in [key for key, page in self.remote_pages.items() if page.game_id == room.id]:
+            self.remote_pages.pop(key, None)
+
+    def _drop(self, game_id: str) -> None:
+        room = self.rooms.pop(game_id, None)
+        if room is not None and room.epoch is not None:
+            asyncio.get_running_loop().create_task(self.cluster.release(game_id))
+
+    async def view(self, game_id: str) -> Room:
+        """The owned room, else the game as stored (to read: snapshot, record, replay)."""
+        room = self.rooms.get(game_id)
+        if room is not None and not room.lost:
+            return room
+        stored = await self.store.load(game_id)
+        if stored is None:
+            raise ProtocolError("unknown-game", "no game with that id")
+        state = await asyncio.to_thread(rebuild, stored)
+        return Room(self.store, stored, state, self.dice_factory(), self.limits, self.grace)
+
+    def _adopt_new(self, room: Room) -> Room:
+        return room  # its first page decides which process owns it
+
+    async def announce_rematch(self, old_id: str, new_id: str) -> None:
+        if old_id in self.rooms:
+            await super().announce_rematch(old_id, new_id)
+        else:
+            await self._to_owner(old_id, {"op": "rematch", "room": old_id, "new": new_id})
+
+    async def forget(self, game_id: str) -> bool:
+        gone = await super().forget(game_id)
+        if gone:
+            await self._to_owner(game_id, {"op": "forget", "room": game_id})
+        return gone
+
+    async def _to_owner(self, game_id: str, message: dict[str, Any]) -> None:
+        """Tell the room's owner, wherever it is (nothing when nobody owns it)."""
+        with contextlib.suppress(redis.RedisError, OSError):
+            owner = await self.cluster.owner_of(game_id)
+            if owner is not None and owner != self.cluster.node:
+                await self.cluster.send(owner, message)
+
+    # ----------------------------------------------------------------- at the owner
+
+    def _in_order(self, key: str, job: Callable[[], Awaitable[None]]) -> None:
+        """Run jobs for one room one after another (a page's messages stay in order),
+        jobs for different rooms side by side."""
+        previous = self.queues.get(key)
+
+        async def run() -> None:
+            if previous is not None:
+                with contextlib.suppress(Exception, asyncio.CancelledError):
+                    await previous
+            await job()
+
+        task = asyncio.get_running_loop().create_task(run())
+        self.queues[key] = task
+
+        def finished(done: asyncio.Task[None]) -> None:
+            if self.queues.get(key) is done:
+                del self.queues[key]
+
+        task.add_done_callback(finished)
+
+    def _link(self, node: str) -> NodeLink:
+        link = self.links.get(node)
+        if link is None:
+            link = self.links[node] = NodeLink(self.cluster, node)
+        return link
+
+    async def _attach(self, message: dict[str, Any]) -> None:
+        game_id, node, conn = str(message["room"]), str(message["node"]), str(message["conn"])
+
+        async def job() -> None:
+            room = self.rooms.get(game_id)
+            page = RemotePage(self._link(node), conn, game_id)
+            if room is None or room.lost:
+                await page.close(code=1012)  # not ours (any more): reconnect to the owner
+                return
+            if room.watcher_count() >= self.limits.watchers_per_room:
+                await page.send_text(json.dumps(ProtocolError("room-full", "too many pages watch this game").to_json()))
+                await page.close(code=1013)
+                return
+            self.remote_pages[node, conn] = page
+            await room.connect(page, Control(host=bool(message.get("host"))))
+
+        self._in_order(game_id, job)
+
+    async def _message(self, message: dict[str, Any]) -> None:
+        game_id, node, conn = str(message["room"]), str(message["node"]), str(message["conn"])
+        text, address = str(message.get("text", "")), str(message.get("address", ""))
+
+        async def job() -> None:
+            page = self.remote_pages.get((node, conn))
+            room = self.rooms.get(game_id)
+            if page is None or room is None or room.lost:
+                await RemotePage(self._link(node), conn, game_id).close(code=1012)
+                return
+            try:
+                await room.receive(page, address, parse_message(text), text)
+            except ProtocolError as error:
+                await page.send_text(json.dumps(error.to_json()))
+            except StoreError as error:
+                log.warning("room %s: %s", game_id, error)
+                await page.send_text(json.dumps(ProtocolError("storage-unavailable", str(error)).to_json()))
+
+        self._in_order(game_id, job)
+
+    async def _detach(self, message: dict[str, Any]) -> None:
+        game_id, node, conn = str(message["room"]), str(message["node"]), str(message["conn"])
+
+        async def job() -> None:
+            page = self.remote_pages.pop((node, conn), None)
+            room = self.rooms.get(game_id)
+            if page is not None and room is not None:
+                await room.disconnect(page)
+
+        self._in_order(game_id, job)
+
+    async def _rematch_here(self, message: dict[str, Any]) -> None:
+        await super().announce_rematch(str(message["room"]), str(message["new"]))
+
+    async def _forget_here(self, message: dict[str, Any]) -> None:
+        await self.forget_in_memory(str(message["room"]))
+
+    # ----------------------------------------------------------------- at a forwarding process
+
+    async def _deliver_here(self, message: dict[str, Any]) -> None:
+        text = str(message.get("text", ""))
+        for conn in message.get("conns", []):
+            page = self.edge_pages.get(conn)
+            if page is not None:
+                with contextlib.suppress(Exception):
+                    await page.send_text(text)
+
+    async def _close_here(self, message: dict[str, Any]) -> None:
+        code = int(message.get("code", 1012))
+        for conn in message.get("conns", []):
+            page = self.edge_pages.pop(conn, None)
+            if page is not None:
+                for remote in self.remote.values():
+                    remote.conns.pop(page, None)
+                asyncio.get_running_loop().create_task(page.close(code=code))

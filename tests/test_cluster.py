@@ -1,0 +1,311 @@
+"""Several `flyingchess serve` processes over a real Redis and PostgreSQL, alone and behind
+a real nginx: pages on any process play the same game; a process killed (SIGKILL) or
+frozen past its lease (SIGSTOP) loses nothing, applies nothing twice, and its pages
+carry on from another process after reconnecting."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import ClientConnection, connect
+
+from flyingchess.server.store import open_database
+from services import Nginx, Postgres, Redis, free_port, require
+
+from servers import Server
+
+pytestmark = [pytest.mark.server, pytest.mark.slow]
+_databases = iter(range(10**6))
+
+
+@pytest.fixture(scope="module")
+def services() -> Iterator[tuple[Postgres, Redis]]:
+    require("postgres", "redis")
+    postgres, redis = Postgres(), Redis()
+    yield postgres, redis
+    redis.stop()
+    postgres.stop()
+
+
+def fresh_database(postgres: Postgres) -> str:
+    import psycopg
+
+    name = f"cluster_{os.getpid()}_{next(_databases)}"
+    with psycopg.connect(postgres.url, autocommit=True) as connection:
+        connection.execute(f"CREATE DATABASE {name}")
+    return postgres.url.rsplit("/", 1)[0] + f"/{name}"
+
+
+class Cluster:
+    """N serve processes sharing one database and one Redis (a short lease for tests)."""
+
+    def __init__(self, tmp_path: Path, services: tuple[Postgres, Redis], count: int = 2) -> None:
+        postgres, redis = services
+        self.database = fresh_database(postgres)
+        self.redis = redis.url
+        self.tmp_path = tmp_path
+        self.servers = [self.start(n) for n in range(count)]
+
+    def start(self, n: int) -> Server:
+        return Server(
+            self.tmp_path / f"node{n}-{time.monotonic_ns()}",
+            network=True,
+            options=[
+                "--database",
+                self.database,
+                "--redis",
+                self.redis,
+                "--trusted-proxy",
+                "127.0.0.1",
+                "--lease-seconds",
+                "2",
+            ],
+        )
+
+    def stop(self) -> None:
+        for server in self.servers:
+            if server.process.poll() is None:
+                os.kill(server.process.pid, signal.SIGCONT)
+            server.stop()
+
+
+@pytest.fixture()
+def cluster(tmp_path: Path, services: tuple[Postgres, Redis]) -> Iterator[Cluster]:
+    running = Cluster(tmp_path, services)
+    yield running
+    running.stop()
+
+
+def api(url: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> Any:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(
+        url + path, data=data, headers={"Content-Type": "application/json", **(headers or {})}
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
+
+
+class Page:
+    """A page as the browser's net.js is one: it says hello with its token on every
+    (re)connect, and reconnects (to the next address) when the connection is closed."""
+
+    def __init__(self, urls: list[str], game_id: str, token: str) -> None:
+        self.urls, self.game_id, self.token = urls, game_id, token
+        self.at = 0
+        self.reconnects = 0
+        self.socket: ClientConnection | None = None
+        self.game: dict[str, Any] = {}
+        self.open()
+
+    def open(self) -> None:
+        deadline = time.monotonic() + 30
+        while True:
+            url = self.urls[self.at % len(self.urls)].replace("http", "ws", 1) + f"/ws/{self.game_id}"
+            try:
+                self.socket = connect(url, open_timeout=5, additional_headers={"X-Forwarded-For": "198.51.100.9"})
+                first = json.loads(self.socket.recv(timeout=10))
+                if first["type"] == "snapshot":
+                    self.game = first["game"]
+                    self.socket.send(json.dumps({"type": "hello", "token": self.token}))
+                    return
+            except (OSError, ConnectionClosed, TimeoutError):
+                pass
+            if time.monotonic() > deadline:
+                raise AssertionError(f"could not reconnect to {self.urls}")
+            self.at += 1
+            time.sleep(0.3)
+
+    def request(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """Send a request and wait for the update it causes (None: refused or reconnected)."""
+        assert self.socket is not None
+        try:
+            self.socket.send(json.dumps(message))
+            while True:
+                reply = json.loads(self.socket.recv(timeout=15))
+                if reply.get("game"):
+                    self.game = reply["game"]
+                if reply["type"] == "update" and reply["events"]:
+                    return reply
+                if reply["type"] == "error":
+                    return None
+        except (ConnectionClosed, TimeoutError):
+            self.reconnects += 1
+            self.at += 1
+            self.open()
+            return None
+
+    def sync(self) -> dict[str, Any]:
+        """The game as the server has it now (reconnecting first if the connection dropped)."""
+        for _ in range(5):
+            assert self.socket is not None
+            try:
+                self.socket.send(json.dumps({"type": "sync"}))
+                while True:
+                    reply = json.loads(self.socket.recv(timeout=15))
+                    if reply["type"] == "snapshot":
+                        self.game = reply["game"]
+                        return self.game
+            except (ConnectionClosed, TimeoutError):
+                self.reconnects += 1
+                self.at += 1
+                self.open()
+        raise AssertionError("no snapshot after five reconnects")
+
+    def play_once(self) -> dict[str, Any] | None:
+        game = self.sync()
+        if game["phase"] == "over":
+            return None
+        if game["phase"] == "move":
+            return self.request({"type": "move", "plane": game["moves"][0]["plane"]})
+        return self.request({"type": "roll"})
+
+    def close(self) -> None:
+        if self.socket is not None:
+            self.socket.close()
+
+
+def open_redis_owner(url: str, game_id: str) -> str:
+    import redis
+
+    client = redis.Redis.from_url(url)
+    owner = client.get(f"fc:owner:{game_id}")
+    client.close()
+    assert isinstance(owner, bytes), "nobody owns the room"
+    return owner.decode()
+
+
+def two_seat_game(url: str) -> dict[str, Any]:
+    """A game whose two seats the host plays on its own device (no bots: only pages move)."""
+    return api(url, "/api/games", {"players": ["red", "blue"]})
+
+
+def stored_actions(database: str, game_id: str) -> list[tuple[int, int | None]]:
+    store = open_database(database)
+    try:
+        stored = store.load(game_id)
+        assert stored is not None
+        return stored.actions
+    finally:
+        store.close()
+
+
+def test_pages_on_two_processes_play_one_game(cluster: Cluster) -> None:
+    a, b = cluster.servers
+    created = two_seat_game(a.url)
+    on_a = Page([a.url], created["id"], created["host_token"])
+    on_b = Page([b.url], created["id"], created["host_token"])
+    acknowledged = 0
+    for n in range(40):
+        page = on_a if n % 2 else on_b  # requests alternate between the owner and the forwarder
+        if page.play_once() is not None:
+            acknowledged += 1
+    assert acknowledged >= 38
+    seen_a, seen_b = on_a.sync(), on_b.sync()
+    assert seen_a["actions"] == seen_b["actions"] == len(stored_actions(cluster.database, created["id"]))
+    assert seen_a["state"] == seen_b["state"]
+    on_a.close()
+    on_b.close()
+
+
+def test_a_killed_owner_loses_nothing_and_pages_carry_on(cluster: Cluster) -> None:
+    a, b = cluster.servers
+    created = two_seat_game(a.url)
+    page = Page([a.url, b.url], created["id"], created["host_token"])  # a owns the room
+    before = 0
+    for _ in range(10):
+        page.play_once()
+    before = page.sync()["actions"]
+    a.kill()  # SIGKILL: no goodbye, no lease released
+    started = time.monotonic()
+    while page.play_once() is None:  # the page reconnects to b, which takes the room over
+        assert time.monotonic() - started < 20
+    for _ in range(10):
+        page.play_once()
+    after = page.sync()
+    stored = stored_actions(cluster.database, created["id"])
+    assert after["actions"] == len(stored) > before  # nothing lost, nothing applied twice
+    assert page.reconnects >= 1
+    page.close()
+
+
+def test_a_frozen_owner_never_applies_a_move_after_its_lease(cluster: Cluster) -> None:
+    a, b = cluster.servers
+    created = two_seat_game(a.url)
+    frozen_page = Page([a.url], created["id"], created["host_token"])
+    for _ in range(6):
+        frozen_page.play_once()
+    os.kill(a.process.pid, signal.SIGSTOP)  # paused past its 2 s lease
+    try:
+        time.sleep(3)
+        other = Page([b.url], created["id"], created["host_token"])  # b takes the room over
+        for _ in range(8):
+            other.play_once()
+        taken_over = other.sync()["actions"]
+        # the frozen owner is sent a move it will only read after waking up
+        assert frozen_page.socket is not None
+        frozen_page.socket.send(json.dumps({"type": "roll"}))
+    finally:
+        os.kill(a.process.pid, signal.SIGCONT)
+    time.sleep(2)  # a wakes, reads the roll, and must refuse it (its lease and epoch are gone)
+    stored = stored_actions(cluster.database, created["id"])
+    assert other.sync()["actions"] == len(stored) == taken_over
+    for _ in range(6):
+        other.play_once()
+    assert other.sync()["actions"] == len(stored_actions(cluster.database, created["id"])) > taken_over
+    other.close()
+
+
+def test_behind_nginx_pages_reach_any_process_and_survive_one_dying(cluster: Cluster) -> None:
+    require("nginx")
+    a, b = cluster.servers
+    nginx = Nginx([a.port, b.port])
+    try:
+        created = api(nginx.url, "/api/games", {"players": ["red", "blue"]})
+        pages = [Page([nginx.url], created["id"], created["host_token"]) for _ in range(4)]
+        for n in range(20):
+            pages[n % 4].play_once()
+        owner = open_redis_owner(cluster.redis, created["id"])
+        dying = next(server for server in (a, b) if server.node == owner)  # the room's owner dies
+        dying.kill()
+        for n in range(20):
+            pages[n % 4].play_once()
+        final = pages[0].sync()
+        assert final["actions"] == len(stored_actions(cluster.database, created["id"])) >= 10
+        assert all(page.sync()["actions"] == final["actions"] for page in pages)
+        for page in pages:
+            page.close()
+    finally:
+        nginx.stop()
+
+
+def test_an_unreachable_redis_is_one_line_and_status_2(tmp_path: Path) -> None:
+    finished = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "flyingchess",
+            "serve",
+            "--port",
+            "0",
+            "--data",
+            str(tmp_path),
+            "--redis",
+            f"redis://127.0.0.1:{free_port()}/0",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert finished.returncode == 2 and len(finished.stderr.strip().splitlines()) == 1
+    assert finished.stderr.startswith("flyingchess: cannot reach Redis at redis://127.0.0.1:")
