@@ -126,6 +126,10 @@ class Redis:
     def __init__(self) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="flyingchess-redis-"))
         self.port = free_port()
+        self.start()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
         self.process = subprocess.Popen(
             [
                 shutil.which("redis-server") or "redis-server",
@@ -146,7 +150,11 @@ class Redis:
             stderr=subprocess.DEVNULL,
         )
         _wait_for_port(self.port, self.process, "redis-server")
-        self.url = f"redis://127.0.0.1:{self.port}/0"
+
+    def kill(self) -> None:
+        """Redis goes away (its data with it: nothing is saved)."""
+        self.process.kill()
+        self.process.wait(timeout=10)
 
     def stop(self) -> None:
         if self.process.poll() is None:

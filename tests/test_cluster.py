@@ -309,3 +309,44 @@ def test_an_unreachable_redis_is_one_line_and_status_2(tmp_path: Path) -> None:
     )
     assert finished.returncode == 2 and len(finished.stderr.strip().splitlines()) == 1
     assert finished.stderr.startswith("flyingchess: cannot reach Redis at redis://127.0.0.1:")
+
+
+def test_losing_redis_or_postgresql_while_running_changes_nothing_and_play_resumes(tmp_path: Path) -> None:
+    require("postgres", "redis")
+    postgres, redis = Postgres(), Redis()
+    cluster = Cluster(tmp_path, (postgres, redis))
+    try:
+        a, b = cluster.servers
+        created = two_seat_game(a.url)
+        page = Page([a.url, b.url], created["id"], created["host_token"])
+        for _ in range(6):
+            page.play_once()
+        # Redis goes away: within a lease the rooms stop; nothing is acknowledged meanwhile
+        redis.kill()
+        time.sleep(3)  # more than a lease: the owner has stopped and hung up
+        before = len(stored_actions(cluster.database, created["id"]))
+        for server in (a, b):  # a page that connects now is told the servers are reconnecting
+            with connect(server.url.replace("http", "ws", 1) + f"/ws/{created['id']}", open_timeout=5) as probe:
+                assert json.loads(probe.recv(timeout=10))["code"] == "reconnecting"
+        assert len(stored_actions(cluster.database, created["id"])) == before
+        redis.start()  # it comes back (empty): play resumes, the game as stored
+        deadline = time.monotonic() + 30
+        while page.play_once() is None:
+            assert time.monotonic() < deadline, "play did not resume after Redis came back"
+        assert page.sync()["actions"] == len(stored_actions(cluster.database, created["id"])) >= before
+        # PostgreSQL goes away: moves are refused as storage-unavailable, then work again
+        postgres.pause()
+        try:
+            refused = page.play_once()
+        finally:
+            postgres.resume()
+        assert refused is None
+        deadline = time.monotonic() + 30
+        while page.play_once() is None:
+            assert time.monotonic() < deadline, "play did not resume after PostgreSQL came back"
+        assert page.sync()["actions"] == len(stored_actions(cluster.database, created["id"]))
+        page.close()
+    finally:
+        cluster.stop()
+        redis.stop()
+        postgres.stop()

@@ -20,6 +20,7 @@ export function mountGame(root, app, gameId) {
   let queue = [];
   let running = false;
   let pending = false;      // a roll or move sent, no answer yet
+  let lastActions = -1;     // the action count of the newest game state received
   let destroyed = false;
   let lastRoll = null;
   let shownTurn = null;
@@ -157,12 +158,17 @@ export function mountGame(root, app, gameId) {
     if (msg.game) checkStillSeated(msg.game);
     if (msg.type === "snapshot") {
       pending = false;
+      lastActions = msg.game && typeof msg.game.actions === "number" ? msg.game.actions : -1;
       if (Array.isArray(msg.chat || msg.game?.chat)) loadChat(msg.chat || msg.game.chat);
       loadHistory(msg.game);
       queue.push({ events: [], game: msg.game, fresh: true, gen: historyToken });
       pump();
     } else if (msg.type === "update") {
       pending = false;
+      const actions = msg.game && typeof msg.game.actions === "number" ? msg.game.actions : -1;
+      // an update went missing (several servers relay them): ask for the whole game again
+      if (lastActions >= 0 && actions > lastActions + 1) socket.send({ type: "sync" });
+      lastActions = Math.max(lastActions, actions);
       queue.push({ events: msg.events || [], game: msg.game, gen: historyToken });
       pump();
     } else if (msg.type === "welcome") {
