@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import socket
 import sys
@@ -108,6 +109,14 @@ def host_policy(options: ServeOptions, lans: list[str], public_url: str | None) 
     return HostPolicy.of(names)
 
 
+def _in_networks(address: str, networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network]) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in network for network in networks)
+
+
 def serve(options: ServeOptions) -> int:
     """Run until interrupted. Returns the exit status (2 when the store, port or an option fails)."""
     try:
@@ -165,8 +174,15 @@ def serve(options: ServeOptions) -> int:
     local = host in LOOPBACK_NAMES and not options.network
     limits = Limits()
     trusted = set(options.trusted_proxies)
+    try:  # an address or a network (10.0.0.0/8): what uvicorn accepts too
+        networks = [ipaddress.ip_network(proxy, strict=False) for proxy in trusted]
+    except ValueError as error:
+        print(f"flyingchess: --trusted-proxy: {error}", file=sys.stderr)
+        return 2
     guard = ConnectionGuard(
-        limits.connections_per_address, limits.header_seconds, exempt=lambda peer: is_loopback(peer) or peer in trusted
+        limits.connections_per_address,
+        limits.header_seconds,
+        exempt=lambda peer: is_loopback(peer) or _in_networks(peer, networks),
     )
     http_protocol, ws_protocol = guarded_protocols(guard)
     app = create_app(
