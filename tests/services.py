@@ -231,5 +231,5 @@ def running(*services: str) -> Iterator[dict[str, Postgres | Redis]]:
             started[service] = Postgres() if service == "postgres" else Redis()
         yield started
     finally:
-        for service in started.values():
-            service.stop()
+        for process in started.values():
+            process.stop()

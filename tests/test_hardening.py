@@ -18,10 +18,11 @@ from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from flyingchess.server.app import create_app
+from flyingchess.server.async_store import AsyncStore
 from flyingchess.server.guard import HostPolicy, host_name
 from flyingchess.server.limits import Limits
 from flyingchess.server.run import ServeOptions, host_policy
-from flyingchess.server.store import AsyncStore, SqliteStore
+from flyingchess.server.store import SqliteStore
 
 from asgi import JSON, LocalClient, error, expect, hello, latest
 

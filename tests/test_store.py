@@ -4,6 +4,7 @@ action number is written once, and a lost database is a clear StoreError."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import random
 from collections.abc import Iterator
@@ -107,6 +108,54 @@ def test_writes_are_fenced_by_the_latest_claim(database: SqlStore) -> None:
     assert stored is not None and len(stored.actions) == 3 and stored.epoch == second
     assert database.chat("g1", 10) == []
     assert database.claim("nope") is None
+
+
+def test_a_batch_commits_together_and_a_failed_write_undoes_only_itself(database: SqlStore) -> None:
+    make(database, "g1")
+    make(database, "g2")
+    epoch = database.claim("g2")
+    assert epoch is not None
+    append, speed = SqlStore.append_action.body, SqlStore.set_speed.body  # type: ignore[attr-defined]
+    outcomes = database.write_batch(
+        [
+            (append, ("g1", 2, 4, None, False, None, []), {}),
+            (append, ("g1", 2, 5, None, False, None, []), {}),  # the same action number again
+            (speed, ("g2", "fast"), {"epoch": epoch - 1}),  # an owner that lost the game
+            (append, ("g2", 2, 6, 1, False, None, []), {"epoch": epoch}),
+        ]
+    )
+    assert isinstance(outcomes[0], float) and isinstance(outcomes[3], float)
+    assert isinstance(outcomes[1], StoreError) and isinstance(outcomes[2], LostGame)
+    first, second = database.load("g1"), database.load("g2")
+    assert first is not None and first.actions == [(6, 0), (3, 0), (4, None)]
+    assert second is not None and second.actions == [(6, 0), (3, 0), (6, 1)] and second.speed == "normal"
+
+
+def test_the_event_loop_store_commits_concurrent_writes_in_batches(database: SqlStore) -> None:
+    """Writes asked for together are committed together, each caller hears its own
+    outcome, and they land in the order they were asked for."""
+    from flyingchess.server.async_store import AsyncStore
+
+    for n in range(20):
+        make(database, f"g{n}")
+    store = AsyncStore(database)
+
+    async def play() -> list[object]:
+        writes = [
+            store.append_action(f"g{n}", 2 + turn, turn + 1, None, False, None, [])
+            for turn in range(5)
+            for n in range(20)
+        ]
+        writes.append(store.append_action("g0", 2, 6, None, False, None, []))  # taken already
+        return await asyncio.gather(*writes, return_exceptions=True)
+
+    outcomes = asyncio.run(play())
+    store.close()
+    assert all(isinstance(outcome, float) for outcome in outcomes[:-1]) and isinstance(outcomes[-1], StoreError)
+    assert store.writer.writes == 101 and store.writer.batches < 101
+    for n in range(20):
+        stored = database.load(f"g{n}")
+        assert stored is not None and stored.actions[2:] == [(turn + 1, None) for turn in range(5)]
 
 
 def test_chat_keeps_the_last_lines_and_delete_takes_everything(database: SqlStore) -> None:

@@ -37,6 +37,7 @@ from ..bots import bot_listing, bot_names
 from ..layout import board_layout
 from ..record import ActionError, RecordError, parse_record
 from ..rules import OPTIONS, PRESETS, Rules, RulesError
+from .async_store import AsyncStore
 from .guard import LOOPBACK_NAMES, Guard, HostPolicy
 from .limits import KeyedBuckets, Limits, TokenBucket
 from .outbox import Outbox
@@ -59,7 +60,7 @@ from .rooms import (
     token_hash,
     without_secrets,
 )
-from .store import AsyncStore, DamagedGame, SqlStore, StoreError
+from .store import DamagedGame, SqlStore, StoreError
 
 WEB = Path(__file__).resolve().parent.parent / "web"
 SWEEP_SECONDS = 15.0

@@ -32,6 +32,8 @@ from typing import Any, Final
 import redis
 import redis.asyncio as aioredis
 
+from .protocol import encode_message
+
 LEASE_SECONDS: Final = 5.0
 """How long a room's owner may go without renewing before another process may take it."""
 HEARTBEAT_SECONDS: Final = 1.0
@@ -170,7 +172,7 @@ class Cluster:
 
     async def send(self, node: str, message: dict[str, Any]) -> None:
         """Send to one process (at most once: a process that is gone gets nothing)."""
-        await self.redis.publish(f"fc:node:{node}", json.dumps(message, separators=(",", ":"), ensure_ascii=False))
+        await self.redis.publish(f"fc:node:{node}", encode_message(message))
 
     async def _listen(self) -> None:
         while True:

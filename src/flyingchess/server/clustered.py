@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
@@ -26,7 +25,7 @@ from typing import Any, Final
 import redis
 
 from .cluster import Cluster
-from .protocol import Message, ProtocolError, parse_message
+from .protocol import Message, ProtocolError, encode_message, parse_message
 from .rooms import Control, Room, RoomLike, Rooms, Watcher, rebuild
 from .store import StoreError
 
@@ -334,7 +333,9 @@ class ClusteredRooms(Rooms):
                 await page.close(code=1012)  # not ours (any more): reconnect to the owner
                 return
             if room.watcher_count() >= self.limits.watchers_per_room:
-                await page.send_text(json.dumps(ProtocolError("room-full", "too many pages watch this game").to_json()))
+                await page.send_text(
+                    encode_message(ProtocolError("room-full", "too many pages watch this game").to_json())
+                )
                 await page.close(code=1013)
                 return
             self.remote_pages[node, conn] = page
@@ -355,10 +356,10 @@ class ClusteredRooms(Rooms):
             try:
                 await room.receive(page, address, parse_message(text), text)
             except ProtocolError as error:
-                await page.send_text(json.dumps(error.to_json()))
+                await page.send_text(encode_message(error.to_json()))
             except StoreError as error:
                 log.warning("room %s: %s", game_id, error)
-                await page.send_text(json.dumps(ProtocolError("storage-unavailable", str(error)).to_json()))
+                await page.send_text(encode_message(ProtocolError("storage-unavailable", str(error)).to_json()))
 
         self._in_order(game_id, job)
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from collections import deque
 from typing import Any, Final, Protocol
+
+from .protocol import encode_message
 
 HANG_UP_SECONDS: Final = 5.0
 """How long closing a connection that stopped reading may take before it is left to
@@ -55,7 +56,7 @@ class Outbox:
         self.ready.set()
 
     async def send_json(self, data: Any) -> None:
-        await self.send_text(json.dumps(data, separators=(",", ":"), ensure_ascii=False))
+        await self.send_text(encode_message(data))
 
     async def _write(self) -> None:
         while True:

@@ -7,7 +7,7 @@ Every incoming message is parsed here into a small typed value or refused with a
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal, get_args
 
@@ -15,6 +15,29 @@ from ..board import COLOURS, PLANES_PER_COLOUR
 from ..bots import BOTS, playable
 from ..game import GameSetupError, validate_players
 from ..rules import Rules, RulesError
+
+
+def _standard_encoder(message: Any) -> str:
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+
+
+def _orjson_encoder() -> Callable[[Any], str]:
+    """orjson (the `web` extra) encodes a game update several times faster than the
+    standard library: at full load encoding was a tenth of the server's time."""
+    import orjson
+
+    def encode(message: Any) -> str:
+        return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS).decode()
+
+    return encode
+
+
+try:
+    encode_message: Callable[[Any], str] = _orjson_encoder()
+    """A message for the pages as compact JSON text (the same text either way)."""
+except ImportError:  # pragma: no cover - the web extra installs orjson
+    encode_message = _standard_encoder
+
 
 MAX_MESSAGE_BYTES: Final = 4096
 """The largest WebSocket message; a larger frame closes the connection (1009)."""

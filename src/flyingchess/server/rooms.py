@@ -41,6 +41,7 @@ from ..game import (
 )
 from ..record import ActionError, Record, canonical_state, parse_action, replay_actions, rules_to_json
 from ..rules import Rules, RulesError
+from .async_store import AsyncStore
 from .limits import KeyedBuckets, Limits
 from .protocol import (
     Chat,
@@ -56,10 +57,11 @@ from .protocol import (
     Speed,
     Start,
     Sync,
+    encode_message,
     parse_seats,
     parse_timer,
 )
-from .store import AsyncStore, DamagedGame, LostGame, StoredGame, StoreError
+from .store import DamagedGame, LostGame, StoredGame, StoreError
 
 BOT_DELAY: Final = {"slow": 1.2, "normal": 0.6, "fast": 0.25, "instant": 0.0}
 """Seconds a bot waits before each roll, by the room's speed."""
@@ -328,7 +330,7 @@ class Room:
     async def connect(self, page: Watcher, control: Control) -> None:
         """A page starts watching: it gets a snapshot, the others see its seats connect."""
         await self.attach(page, control, first=True)
-        await page.send_text(json.dumps({"type": "snapshot", "game": self.snapshot()}, ensure_ascii=False))
+        await page.send_text(encode_message({"type": "snapshot", "game": self.snapshot()}))
         self.wake_bots()
 
     async def receive(self, page: Watcher, address: str, request: Message, text: str = "") -> None:
@@ -677,11 +679,11 @@ class Room:
         await self._send_all({"type": "update", "events": [e.to_json() for e in events], "game": self.snapshot()}, skip)
 
     async def _send_all(self, message: dict[str, Any], skip: Watcher | None = None) -> None:
-        text = json.dumps(message, separators=(",", ":"), ensure_ascii=False)  # once for all
+        text = encode_message(message)  # once for all
         await self._deliver([watcher for watcher in self.watchers if watcher is not skip], text)
 
     async def _send(self, watcher: Watcher, message: dict[str, Any]) -> None:
-        await self._deliver([watcher], json.dumps(message, ensure_ascii=False))
+        await self._deliver([watcher], encode_message(message))
 
     async def _deliver(self, watchers: list[Watcher], text: str) -> None:
         """Hand a message to each page. A page's outbox only queues (it never waits for
@@ -808,7 +810,7 @@ async def _react(room: Room, page: Watcher, address: str, request: React) -> Non
 
 
 async def _reply(page: Watcher, message: dict[str, Any]) -> None:
-    await page.send_text(json.dumps(message, separators=(",", ":"), ensure_ascii=False))
+    await page.send_text(encode_message(message))
 
 
 Handler = Callable[[Room, Watcher, str, Any], Awaitable[None]]
@@ -1016,7 +1018,7 @@ class Rooms:
         watchers = list(room.watchers)
         room.watchers.clear()
         gone = ProtocolError("unknown-game", "this game was deleted").to_json()
-        await room._deliver(watchers, json.dumps(gone))
+        await room._deliver(watchers, encode_message(gone))
         for watcher in watchers:
             asyncio.get_running_loop().create_task(watcher.close(code=4404))
 

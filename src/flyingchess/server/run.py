@@ -218,5 +218,6 @@ def serve(options: ServeOptions) -> int:
     try:
         server.run(sockets=[sock])
     finally:
+        app.state.store.close()  # commit the writes still queued, then close the database
         store.close()
     return 0

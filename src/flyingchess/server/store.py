@@ -9,8 +9,8 @@ SQL (`SqlStore`); only connecting, placeholders and column types differ.
 The database is checked when it opens (a damaged one stops the server with one line),
 and every failure later (disk full, I/O error, the server gone) is a `StoreError` raised
 before anything in memory changes: callers write first and adopt the new state only
-after the write. The methods are synchronous; `AsyncStore` runs them in worker threads
-so that no database call ever blocks the event loop.
+after the write. The methods are synchronous; `AsyncStore` (async_store.py) runs them
+off the event loop, committing the writes that arrive together in one transaction.
 
 Writes may carry an `epoch`: the owner's claim on a game (`claim`). A write whose epoch
 is no longer the game's (another process has taken the game over) changes nothing and
@@ -19,7 +19,6 @@ raises `LostGame`, so two processes can never both apply a move.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
 import json
@@ -27,10 +26,9 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, ParamSpec, Protocol, TypeVar
+from typing import Any, ClassVar, Concatenate, ParamSpec, Protocol, TypeVar
 
 SCHEMA_VERSION = 2
 """1: games, actions, chat (with the lobby columns); 2: `epoch`, the owner's claim."""
@@ -175,6 +173,14 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
+def _as_store_error(store: SqlStore, error: BaseException) -> BaseException:
+    """A failure of the database engine as a StoreError naming the database; the store's
+    own errors (LostGame, DamagedGame) and anything else pass as they are."""
+    if isinstance(error, store.errors) and not isinstance(error, (StoreError, DamagedGame)):
+        return StoreError(f"the games database {store.name} failed: {_first_line(error)}")
+    return error
+
+
 def _mapped(method: Callable[P, R]) -> Callable[P, R]:
     """Any failure of the database engine becomes a StoreError naming the database."""
 
@@ -187,7 +193,7 @@ def _mapped(method: Callable[P, R]) -> Callable[P, R]:
         except (StoreError, DamagedGame):
             raise
         except store.errors as error:
-            raise StoreError(f"the games database {store.name} failed: {_first_line(error)}") from None
+            raise _as_store_error(store, error) from None
 
     return run
 
@@ -195,6 +201,24 @@ def _mapped(method: Callable[P, R]) -> Callable[P, R]:
 def _first_line(error: BaseException) -> str:
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
+
+
+WriteBody = Callable[..., Any]
+"""A write's statements, run inside a transaction it is given: (store, sql, *args)."""
+
+
+def _write(body: Callable[Concatenate[Any, Sql, P], R]) -> Callable[Concatenate[Any, P], R]:
+    """A write: alone, it is one transaction; `write_batch` (and so `AsyncStore`) may run
+    it with others in one transaction instead. The statements are kept as `.body`."""
+
+    @functools.wraps(body)
+    def alone(store: Any, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        with store._transaction() as sql:
+            return body(store, sql, *args, **kwargs)
+
+    mapped = _mapped(alone)
+    mapped.body = body  # type: ignore[attr-defined]
+    return mapped
 
 
 class SqlStore:
@@ -219,9 +243,33 @@ class SqlStore:
 
     # ----------------------------------------------------------------- writes
 
-    @_mapped
+    def write_batch(self, writes: list[tuple[WriteBody, tuple[Any, ...], dict[str, Any]]]) -> list[Any]:
+        """Several writes in one transaction (group commit: one commit for everything that
+        arrived while the last batch was being written).
+
+        Returns each write's result, or the exception it raised in its place. If any write
+        fails (a game claimed by another process, an action number taken), the batch is
+        rolled back and each write is tried again in a transaction of its own, so the
+        failure undoes only itself. If the commit fails, nothing of the batch is stored."""
+        if len(writes) > 1:
+            try:
+                with self._transaction() as sql:
+                    return [body(self, sql, *args, **kwargs) for body, args, kwargs in writes]
+            except Exception:  # rolled back: find which write failed, one transaction each
+                pass
+        outcomes: list[Any] = []
+        for body, args, kwargs in writes:
+            try:
+                with self._transaction() as sql:
+                    outcomes.append(body(self, sql, *args, **kwargs))
+            except Exception as error:
+                outcomes.append(_as_store_error(self, error))
+        return outcomes
+
+    @_write
     def create(
         self,
+        sql: Sql,
         game_id: str,
         rules: Any,
         players: list[str],
@@ -237,34 +285,33 @@ class SqlStore:
     ) -> None:
         now = time.time()
         shared, open_seats = seat_counts(seats)
-        with self._transaction() as sql:
-            sql.execute(
-                "INSERT INTO games (id, created, updated, rules, players, seats, extra, over, winner,"
-                " ranking, host_token, started, shared, open_seats, action_count, epoch)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    game_id,
-                    now,
-                    now,
-                    json.dumps(rules),
-                    json.dumps(players),
-                    json.dumps(seats),
-                    json.dumps(extra),
-                    int(over),
-                    winner,
-                    json.dumps(ranking or []),
-                    host_token,
-                    int(started),
-                    int(shared),
-                    open_seats,
-                    len(actions),
-                    epoch,
-                ),
-            )
-            sql.executemany(
-                "INSERT INTO actions (game_id, seq, roll, plane, at) VALUES (?, ?, ?, ?, ?)",
-                [(game_id, seq, roll, plane, now) for seq, (roll, plane) in enumerate(actions)],
-            )
+        sql.execute(
+            "INSERT INTO games (id, created, updated, rules, players, seats, extra, over, winner,"
+            " ranking, host_token, started, shared, open_seats, action_count, epoch)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                game_id,
+                now,
+                now,
+                json.dumps(rules),
+                json.dumps(players),
+                json.dumps(seats),
+                json.dumps(extra),
+                int(over),
+                winner,
+                json.dumps(ranking or []),
+                host_token,
+                int(started),
+                int(shared),
+                open_seats,
+                len(actions),
+                epoch,
+            ),
+        )
+        sql.executemany(
+            "INSERT INTO actions (game_id, seq, roll, plane, at) VALUES (?, ?, ?, ?, ?)",
+            [(game_id, seq, roll, plane, now) for seq, (roll, plane) in enumerate(actions)],
+        )
 
     def _update_game(
         self, sql: Sql, game_id: str, assignments: str, values: tuple[Any, ...], epoch: int | None
@@ -277,18 +324,18 @@ class SqlStore:
         if cursor.rowcount == 0:
             raise LostGame(f"game {game_id} has been claimed by another process (or deleted)")
 
-    @_mapped
-    def set_pending_roll(self, game_id: str, roll: int, epoch: int | None = None) -> float:
+    @_write
+    def set_pending_roll(self, sql: Sql, game_id: str, roll: int, epoch: int | None = None) -> float:
         """The die a human must now move with: stored so a reload cannot re-roll it.
         Returns the time written as the game's last change (as do the other writes)."""
         now = time.time()
-        with self._transaction() as sql:
-            self._update_game(sql, game_id, "pending_roll = ?, updated = ?", (roll, now), epoch)
+        self._update_game(sql, game_id, "pending_roll = ?, updated = ?", (roll, now), epoch)
         return now
 
-    @_mapped
+    @_write
     def append_action(
         self,
+        sql: Sql,
         game_id: str,
         seq: int,
         roll: int,
@@ -299,38 +346,39 @@ class SqlStore:
         epoch: int | None = None,
     ) -> float:
         now = time.time()
-        with self._transaction() as sql:
-            self._update_game(
-                sql,
-                game_id,
-                "pending_roll = NULL, updated = ?, over = ?, winner = ?, ranking = ?, action_count = ?",
-                (now, int(over), winner, json.dumps(ranking), seq + 1),
-                epoch,
-            )
-            # action `seq` can be written once only (its primary key): a second writer fails
-            sql.execute(
-                "INSERT INTO actions (game_id, seq, roll, plane, at) VALUES (?, ?, ?, ?, ?)",
-                (game_id, seq, roll, plane, now),
-            )
+        self._update_game(
+            sql,
+            game_id,
+            "pending_roll = NULL, updated = ?, over = ?, winner = ?, ranking = ?, action_count = ?",
+            (now, int(over), winner, json.dumps(ranking), seq + 1),
+            epoch,
+        )
+        # action `seq` can be written once only (its primary key): a second writer fails
+        sql.execute(
+            "INSERT INTO actions (game_id, seq, roll, plane, at) VALUES (?, ?, ?, ?, ?)",
+            (game_id, seq, roll, plane, now),
+        )
         return now
 
-    @_mapped
-    def set_seats(self, game_id: str, seats: dict[str, Any], started: bool = True, epoch: int | None = None) -> float:
+    @_write
+    def set_seats(
+        self, sql: Sql, game_id: str, seats: dict[str, Any], started: bool = True, epoch: int | None = None
+    ) -> float:
         shared, open_seats = seat_counts(seats)
         now = time.time()
-        with self._transaction() as sql:
-            self._update_game(
-                sql,
-                game_id,
-                "seats = ?, started = ?, shared = ?, open_seats = ?, updated = ?",
-                (json.dumps(seats), int(started), int(shared), open_seats, now),
-                epoch,
-            )
+        self._update_game(
+            sql,
+            game_id,
+            "seats = ?, started = ?, shared = ?, open_seats = ?, updated = ?",
+            (json.dumps(seats), int(started), int(shared), open_seats, now),
+            epoch,
+        )
         return now
 
-    @_mapped
+    @_write
     def add_chat(
         self,
+        sql: Sql,
         game_id: str,
         at: float,
         colour: str | None,
@@ -340,30 +388,27 @@ class SqlStore:
         epoch: int | None = None,
     ) -> None:
         """One chat line; only the game's last `keep` lines stay stored."""
-        with self._transaction() as sql:
-            if epoch is not None:
-                self._update_game(sql, game_id, "epoch = epoch", (), epoch)
-            sql.execute(
-                "INSERT INTO chat (game_id, at, colour, name, text) VALUES (?, ?, ?, ?, ?)",
-                (game_id, at, colour, name, text),
-            )
-            row = self.row_id
-            sql.execute(
-                f"DELETE FROM chat WHERE game_id = ? AND {row} NOT IN (SELECT {row} FROM chat"
-                f" WHERE game_id = ? ORDER BY at DESC, {row} DESC LIMIT ?)",
-                (game_id, game_id, keep),
-            )
+        if epoch is not None:
+            self._update_game(sql, game_id, "epoch = epoch", (), epoch)
+        sql.execute(
+            "INSERT INTO chat (game_id, at, colour, name, text) VALUES (?, ?, ?, ?, ?)",
+            (game_id, at, colour, name, text),
+        )
+        row = self.row_id
+        sql.execute(
+            f"DELETE FROM chat WHERE game_id = ? AND {row} NOT IN (SELECT {row} FROM chat"
+            f" WHERE game_id = ? ORDER BY at DESC, {row} DESC LIMIT ?)",
+            (game_id, game_id, keep),
+        )
 
-    @_mapped
-    def set_speed(self, game_id: str, speed: str, epoch: int | None = None) -> None:
-        with self._transaction() as sql:
-            self._update_game(sql, game_id, "speed = ?", (speed,), epoch)
+    @_write
+    def set_speed(self, sql: Sql, game_id: str, speed: str, epoch: int | None = None) -> None:
+        self._update_game(sql, game_id, "speed = ?", (speed,), epoch)
 
-    @_mapped
-    def delete(self, game_id: str) -> bool:
-        with self._transaction() as sql:
-            cursor = sql.execute("DELETE FROM games WHERE id = ?", (game_id,))
-            return bool(cursor.rowcount > 0)
+    @_write
+    def delete(self, sql: Sql, game_id: str) -> bool:
+        cursor = sql.execute("DELETE FROM games WHERE id = ?", (game_id,))
+        return bool(cursor.rowcount > 0)
 
     @_mapped
     def claim(self, game_id: str) -> int | None:
@@ -638,27 +683,3 @@ def open_database(where: str | Path) -> SqlStore:
 
         return PostgresStore(where)
     return SqliteStore(Path(where))
-
-
-class AsyncStore:
-    """A database for the event loop: every call runs in a worker thread (one for SQLite,
-    a pool for PostgreSQL), so no database call ever blocks the loop."""
-
-    def __init__(self, database: SqlStore) -> None:
-        self.database = database
-        self.executor = ThreadPoolExecutor(max_workers=database.workers, thread_name_prefix="store")
-
-    async def call(self, method: Callable[..., R], *args: Any, **kwargs: Any) -> R:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.executor, functools.partial(method, *args, **kwargs))
-
-    def __getattr__(self, name: str) -> Callable[..., Any]:
-        method = getattr(self.database, name)
-
-        async def call(*args: Any, **kwargs: Any) -> Any:
-            return await self.call(method, *args, **kwargs)
-
-        return call
-
-    def close(self) -> None:
-        self.executor.shutdown(wait=True)
