@@ -1,126 +1,222 @@
 """Load test: many rooms of four players each over real WebSockets on loopback.
 
-    python benchmarks/load.py [--rooms 500] [--seconds 60] [--json]
+    python benchmarks/load.py [--rooms 500] [--seconds 60] [--pace 0.9] [--json]
+    python benchmarks/load.py --processes 2 --nginx [--kill-after 20]
 
-Starts `flyingchess serve --host 127.0.0.1 --trusted-proxy 127.0.0.1` on a free port with
-a throw-away data folder and creates the rooms: red is the host's own seat, the other
-three are open. Four clients connect per room: the host says hello with its token, the
-other three join their seats, and the host starts the game once they are all in. Each
-client then rolls or moves (its first legal plane) when it is its turn (after --pace
-seconds on average, give or take half; the app's bots wait 0.25 s at "fast" and 0.6 s
-at "normal"), so games run at bot speed. It stops by itself after --seconds (or when
-every game is over) and reports rooms, clients, messages per second, the latency from
-a client's request to the update it causes (percentiles), whether any update was lost
-or arrived twice, and the server's memory.
+One process (the default): `flyingchess serve --host 127.0.0.1 --trusted-proxy 127.0.0.1`
+with SQLite in a throw-away folder. `--processes N` starts N processes over a PostgreSQL
+and a Redis of their own (started here, as the tests do; Debian's `postgresql` and
+`redis-server` must be installed), and `--nginx` puts nginx in front of them (else each
+client picks a process in turn).
 
-Every client connects from 127.0.0.1 but names an address of its own in
-X-Forwarded-For, as visitors behind a reverse proxy do, so the server's limits per
-client address apply per simulated player. It fails (exit status 1) when no game
-action succeeded: a latency over nothing is not a figure.
+Each room: red is the host's own seat, the other three are open. Four clients per room:
+the host says hello with its token, the others join their seats, the host starts the game
+once they are all in. Each client rolls or moves (its first legal plane) when it is its
+turn, after --pace seconds on average (give or take half; 0: at once, to find where the
+server saturates). A client whose connection closes reconnects as the page does and says
+hello with its token. Every client names an address of its own in X-Forwarded-For, as
+visitors behind a proxy do, so limits per client address apply per simulated player.
+
+It reports messages and acknowledged actions per second, the latency from a request to
+the update it causes (percentiles), the server's memory and CPU, and a **ledger**: every
+action count a client saw acknowledged is compared with the database afterwards (an
+acknowledged action missing from it is lost), and no client may see the same action
+twice. `--kill-after S` SIGKILLs the first server process S seconds in and reports how
+long the rooms took to go on (the longest stall a player saw, and the slowest room to
+move again). It fails (exit status 1) when no action succeeded or the ledger finds a
+lost or duplicated action: a figure over nothing is not a figure.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import gc
 import json
 import os
 import random
+import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import websockets
 
+loads: Callable[[str | bytes], Any] = json.loads
+with contextlib.suppress(
+    ImportError
+):  # the clients share the machine with the server: the faster they read, the less they skew it
+    import orjson
+
+    loads = orjson.loads
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+T = TypeVar("T")
 COLOURS = ("red", "yellow", "blue", "green")
 
 
+@dataclass
 class Stats:
-    def __init__(self) -> None:
-        self.latencies: list[float] = []
-        self.received = 0
-        self.sent = 0
-        self.lost = 0
-        self.duplicated = 0
-        self.errors: dict[str, int] = {}
-        self.finished = 0
+    latencies: list[float] = field(default_factory=list)
+    received: int = 0
+    sent: int = 0
+    acknowledged: int = 0
+    duplicated: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+    reconnects: int = 0
+    hang_ups: dict[str, int] = field(default_factory=dict)
+    """Why connections ended before the run did."""
+    ledger: dict[str, int] = field(default_factory=dict)
+    """The highest action count any client saw acknowledged, per game."""
+    last_move: dict[str, float] = field(default_factory=dict)
+    """When each game last moved (for stalls)."""
+    stalls: list[float] = field(default_factory=list)
+    """For each game, its longest wait between two acknowledged actions."""
+    resumed: dict[str, float] = field(default_factory=dict)
+    """For each game, when it first moved again after the kill."""
+    killed_at: float | None = None
 
 
-async def player(
-    url: str,
-    game_id: str,
-    colour: str,
-    stats: Stats,
-    deadline: float,
-    ready: asyncio.Event,
-    pace: float,
-    address: str,
-    host_token: str | None,
-) -> None:
-    """One client: the host (red, with `host_token`) or a guest who joins `colour`."""
-    async with websockets.connect(
-        url.replace("http", "ws", 1) + f"/ws/{game_id}", max_size=2**20, additional_headers={"X-Forwarded-For": address}
-    ) as socket:
-        await socket.recv()  # the snapshot
-        if host_token:
-            await socket.send(json.dumps({"type": "hello", "token": host_token}))
-        else:
-            await socket.send(json.dumps({"type": "join", "colour": colour, "name": colour}))
-        last_actions = -1
-        last_key: tuple[Any, ...] | None = None
-        waiting_since: float | None = None
-        start_sent = False
-        await ready.wait()
-        while time.monotonic() < deadline:
-            try:
-                raw = await asyncio.wait_for(socket.recv(), timeout=max(0.1, deadline - time.monotonic()))
-            except TimeoutError:
-                break
-            stats.received += 1
-            message = json.loads(raw)
-            if message["type"] == "error":
-                stats.errors[message["code"]] = stats.errors.get(message["code"], 0) + 1
-                waiting_since = None
-                continue
-            if message["type"] not in ("update", "snapshot"):
-                continue
-            game = message["game"]
-            if not game["started"]:
-                if host_token and not start_sent and all(seat["kind"] != "open" for seat in game["seats"].values()):
-                    start_sent = True  # everyone is in: the host starts the game
-                    await socket.send(json.dumps({"type": "start"}))
-                continue
-            if message["type"] == "update" and message["events"]:
-                key = (game["actions"], game["phase"], game["roll"], len(message["events"]))
-                if key == last_key:
-                    stats.duplicated += 1
-                last_key = key
-                if last_actions >= 0 and game["actions"] > last_actions + 1:
-                    stats.lost += 1
-                last_actions = max(last_actions, game["actions"])
-                if waiting_since is not None:
-                    stats.latencies.append((time.monotonic() - waiting_since) * 1000)
-                    waiting_since = None
-            if game["phase"] == "over":
-                stats.finished += 1
-                break
-            mine = game["seats"][colour]["kind"] in ("player", "human")
-            if game["state"]["turn"] == colour and waiting_since is None and mine:
-                request = (
-                    {"type": "roll"}
-                    if game["phase"] == "roll"
-                    else {"type": "move", "plane": game["moves"][0]["plane"]}
-                )
-                if pace:  # think like a bot at the app's speed setting, not in lockstep
-                    await asyncio.sleep(pace * random.uniform(0.5, 1.5))
-                waiting_since = time.monotonic()
-                stats.sent += 1
-                await socket.send(json.dumps(request))
+@dataclass
+class Player:
+    """One client: the host (red, with `token`) or a guest who joins `colour`."""
+
+    urls: list[str]
+    game_id: str
+    colour: str
+    stats: Stats
+    ready: asyncio.Event
+    pace: float
+    address: str
+    token: str | None
+    host: bool = False
+    seen: set[tuple[int, bool]] = field(default_factory=set)
+    """(action count, waiting for a move) of every update with events: one seen twice is a duplicate."""
+    start_sent: bool = False
+    waiting_since: float | None = None
+    over: bool = False
+
+    async def run(self, deadline: float) -> None:
+        at = random.randrange(len(self.urls))
+        try:
+            async with asyncio.timeout_at(deadline):  # the run's end, whatever the client is doing
+                while True:
+                    try:
+                        if await self._connect(self.urls[at % len(self.urls)]):
+                            return
+                    except websockets.ConnectionClosed as closed:
+                        self._hung_up(f"closed {closed.rcvd.code if closed.rcvd else 'abruptly'}")
+                    except ConnectionError as refused:
+                        self._hung_up(f"refused: {refused}")
+                    except (OSError, TimeoutError) as failed:
+                        self._hung_up(type(failed).__name__)
+                    self.stats.reconnects += 1
+                    at += 1  # the page's back-off, then (here) the next process
+                    await asyncio.sleep(0.2 + random.random() * 0.4)
+        except TimeoutError:
+            return
+
+    def _hung_up(self, reason: str) -> None:
+        self.stats.hang_ups[reason] = self.stats.hang_ups.get(reason, 0) + 1
+
+    async def _connect(self, url: str) -> bool:
+        """One connection, until it closes; True when the game is over."""
+        socket_url = url.replace("http", "ws", 1) + f"/ws/{self.game_id}"
+        headers = {"X-Forwarded-For": self.address}
+        async with websockets.connect(
+            socket_url, max_size=2**20, additional_headers=headers, open_timeout=10
+        ) as socket:
+            first = loads(await socket.recv())
+            if first.get("type") != "snapshot":
+                raise ConnectionError(first.get("code", "refused"))
+            if self.token:
+                await socket.send(json.dumps({"type": "hello", "token": self.token}))
+            else:
+                await socket.send(json.dumps({"type": "join", "colour": self.colour, "name": self.colour}))
+            await self.ready.wait()
+            self.waiting_since = None
+            game = first["game"]
+            if game["started"] and game["state"]["turn"] == self.colour:
+                await socket.send(json.dumps({"type": "sync"}))  # back after a reconnect: look again
+            while True:
+                message = loads(await socket.recv())
+                self.stats.received += 1
+                request = self._on_message(message)
+                if self.over:
+                    return True
+                if request is not None:
+                    if self.pace and request["type"] != "start":  # think like a bot at the app's speed setting
+                        await asyncio.sleep(self.pace * random.uniform(0.5, 1.5))
+                    if request["type"] != "start":
+                        self.waiting_since = time.monotonic()
+                        self.stats.sent += 1
+                    await socket.send(json.dumps(request))
+
+    def _on_message(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """Note what a message says; the request to send in answer, if any."""
+        stats, kind = self.stats, message["type"]
+        if kind == "joined":
+            self.token = message["token"]
+            return None
+        if kind == "error":
+            stats.errors[message["code"]] = stats.errors.get(message["code"], 0) + 1
+            self.waiting_since = None
+            return None
+        if kind not in ("update", "snapshot"):
+            return None
+        game = message["game"]
+        if not game["started"]:
+            everyone_in = all(seat["kind"] != "open" for seat in game["seats"].values())
+            if self.host and everyone_in and not self.start_sent:
+                self.start_sent = True  # everyone is in: the host starts the game
+                return {"type": "start"}
+            return None
+        if kind == "update" and message["events"]:
+            self._on_action(game)
+        if game["phase"] == "over":
+            self.over = True
+            return None
+        mine = game["seats"][self.colour]["kind"] in ("player", "human")
+        if game["state"]["turn"] != self.colour or self.waiting_since is not None or not mine:
+            return None
+        if game["phase"] == "roll":
+            return {"type": "roll"}
+        return {"type": "move", "plane": game["moves"][0]["plane"]}
+
+    def _on_action(self, game: dict[str, Any]) -> None:
+        stats, now = self.stats, time.monotonic()
+        key = (game["actions"], game["phase"] == "move")
+        if key in self.seen:
+            stats.duplicated += 1
+        self.seen.add(key)
+        stats.ledger[self.game_id] = max(stats.ledger.get(self.game_id, 0), game["actions"])
+        previous = stats.last_move.get(self.game_id)
+        if previous is not None:
+            stats.stalls.append(now - previous)
+        stats.last_move[self.game_id] = now
+        if stats.killed_at is not None and self.game_id not in stats.resumed and now > stats.killed_at:
+            stats.resumed[self.game_id] = now - stats.killed_at
+        if self.waiting_since is not None:
+            stats.latencies.append((now - self.waiting_since) * 1000)
+            stats.acknowledged += 1
+            self.waiting_since = None
+
+
+def run_loop(main: Coroutine[Any, Any, T]) -> T:
+    """uvloop when installed (as the server uses it): the clients' own overhead is less."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(main)
+    return uvloop.run(main)
 
 
 def client_address(room: int, seat: int) -> str:
@@ -129,20 +225,19 @@ def client_address(room: int, seat: int) -> str:
     return f"10.{number >> 16 & 255}.{number >> 8 & 255}.{number & 255}"
 
 
-def server_cpu_seconds(pid: int) -> float:
-    """User plus system CPU time the server process has used so far."""
+def process_stat(pid: int) -> tuple[float, float]:
+    """(CPU seconds so far, resident MB) of a process."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    memory = next(
+        int(line.split()[1]) / 1024
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+        if line.startswith("VmRSS:")
+    )
+    return cpu, memory
 
 
-def server_memory_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
-async def run(url: str, rooms: int, seconds: float, pid: int, pace: float) -> dict[str, Any]:
+def create_games(url: str, rooms: int) -> list[tuple[str, str]]:
     games = []
     seats = {"red": {"kind": "human"}, **{c: {"kind": "open"} for c in COLOURS[1:]}}
     for n in range(rooms):
@@ -152,112 +247,166 @@ async def run(url: str, rooms: int, seconds: float, pid: int, pace: float) -> di
             data=body,
             headers={"Content-Type": "application/json", "X-Forwarded-For": client_address(n, 0)},
         )
-        with urllib.request.urlopen(request, timeout=10) as response:
+        with urllib.request.urlopen(request, timeout=30) as response:
             created = json.loads(response.read())
             games.append((created["id"], created["host_token"]))
+    return games
+
+
+async def run(
+    urls: list[str], rooms: int, seconds: float, pids: list[int], pace: float, kill_after: float | None
+) -> tuple[dict[str, Any], Stats, list[str]]:
+    games = create_games(urls[0], rooms)
     stats = Stats()
     ready = asyncio.Event()
-    began = time.monotonic()
-    deadline = began + seconds
-    tasks = [
-        asyncio.create_task(
-            player(
-                url,
-                game_id,
-                colour,
-                stats,
-                deadline,
-                ready,
-                pace,
-                client_address(n, seat),
-                host_token if seat == 0 else None,
-            )
+    deadline = time.monotonic() + seconds
+    players = [
+        Player(
+            urls,
+            game_id,
+            colour,
+            stats,
+            ready,
+            pace,
+            client_address(n, seat),
+            host_token if seat == 0 else None,
+            host=seat == 0,
         )
         for n, (game_id, host_token) in enumerate(games)
         for seat, colour in enumerate(COLOURS)
     ]
+    tasks = [asyncio.create_task(player.run(deadline)) for player in players]
     await asyncio.sleep(min(10.0, seconds / 4))  # let every client connect and join
-    connected_memory = server_memory_mb(pid)
-    cpu_before = server_cpu_seconds(pid)
+    # The clients' own pauses would count as the server's latency: a full collection of
+    # 2,000 connections' objects takes 100-300 ms here, so the clients do not collect.
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    before = [process_stat(pid) for pid in pids]
+    client_before = process_stat(os.getpid())[0]
     started = time.monotonic()
     ready.set()
-    results = await asyncio.gather(*tasks, return_exceptions=True)
+    if kill_after is not None:
+        await asyncio.sleep(kill_after)
+        os.kill(pids[0], signal.SIGKILL)
+        stats.killed_at = time.monotonic()
+    await asyncio.gather(*tasks, return_exceptions=True)
     elapsed = time.monotonic() - started
-    cpu = server_cpu_seconds(pid) - cpu_before
-    failures = [r for r in results if isinstance(r, Exception)]
+    gc.enable()
+    client_cpu = process_stat(os.getpid())[0] - client_before
+    alive = [pid for pid in pids if kill_after is None or pid != pids[0]]
+    after = {pid: process_stat(pid) for pid in alive}
+    cpu = sum(after[pid][0] - before[pids.index(pid)][0] for pid in alive)
     latencies = sorted(stats.latencies)
 
     def pct(q: float) -> float:
         return round(latencies[min(len(latencies) - 1, int(q * len(latencies)))], 2) if latencies else 0.0
 
-    return {
+    figures = {
         "rooms": rooms,
         "clients": rooms * 4,
+        "processes": len(pids),
         "pace_seconds": pace,
         "seconds": round(elapsed, 1),
         "requests": stats.sent,
+        "acknowledged": stats.acknowledged,
+        "actions_per_second": round(stats.acknowledged / elapsed),
         "messages_received": stats.received,
         "messages_per_second": round(stats.received / elapsed),
-        "games_finished": stats.finished // 4,
         "latency_ms_p50": pct(0.5),
         "latency_ms_p95": pct(0.95),
         "latency_ms_p99": pct(0.99),
         "latency_ms_mean": round(statistics.fmean(latencies), 2) if latencies else 0.0,
         "latency_samples": len(latencies),
-        "lost_updates": stats.lost,
         "duplicated_updates": stats.duplicated,
         "errors": stats.errors,
-        "client_failures": len(failures),
-        "server_memory_mb_connected": round(connected_memory, 1),
-        "server_memory_mb_end": round(server_memory_mb(pid), 1),
+        "reconnects": stats.reconnects,
+        "hang_ups": stats.hang_ups,
+        "server_memory_mb": round(sum(after[pid][1] for pid in alive), 1),
         "server_cpu_share": round(cpu / elapsed, 2),
-        "server_cpu_ms_per_request": round(1000 * cpu / max(1, stats.sent), 3),
+        "server_cpu_ms_per_action": round(1000 * cpu / max(1, stats.acknowledged), 3),
+        "client_cpu_share": round(client_cpu / elapsed, 2),
+        "longest_stall_seconds": round(max(stats.stalls, default=0.0), 2),
     }
+    if kill_after is not None:
+        moving = [game for game, _ in games if game in stats.last_move]
+        figures["rooms_moving_again"] = f"{len(stats.resumed)} of {len(moving)}"
+        figures["slowest_room_to_move_again_seconds"] = round(max(stats.resumed.values(), default=-1.0), 2)
+    return figures, stats, [game for game, _ in games]
+
+
+def check_ledger(stats: Stats, database: Any, games: list[str]) -> int:
+    """Acknowledged actions the database does not hold (lost ones)."""
+    lost = 0
+    for game_id in games:
+        acknowledged = stats.ledger.get(game_id, 0)
+        stored = database.load(game_id)
+        if stored is None or len(stored.actions) < acknowledged:
+            lost += 1
+    return lost
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rooms", type=int, default=500)
     parser.add_argument("--seconds", type=float, default=60.0)
-    parser.add_argument(
-        "--pace", type=float, default=0.0, help="seconds a client waits before each roll or move (0: at once)"
-    )
+    parser.add_argument("--pace", type=float, default=0.0, help="seconds a client waits before each roll or move")
+    parser.add_argument("--processes", type=int, default=1, help="server processes (2+: over PostgreSQL and Redis)")
+    parser.add_argument("--nginx", action="store_true", help="put nginx in front of the processes")
+    parser.add_argument("--kill-after", type=float, default=None, help="SIGKILL the first process after S seconds")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.rooms < 1 or args.processes < 1 or args.seconds <= 0:
+        parser.error("--rooms, --processes and --seconds must be positive")
+    if args.kill_after is not None and args.processes < 2:
+        parser.error("--kill-after needs --processes 2 or more")
+
+    from flyingchess.server.store import SqliteStore, open_database
+    from services import PACKAGES, Nginx, Postgres, Redis, available
+
+    from servers import Server
+
+    needed = (["postgres", "redis"] if args.processes > 1 else []) + (["nginx"] if args.nginx else [])
+    missing = [service for service in needed if not available(service)]
+    if missing:
+        raise SystemExit(f"needs {', '.join(missing)}: apt-get install {' '.join(PACKAGES[m] for m in missing)}")
+    started: list[Any] = []
     with tempfile.TemporaryDirectory() as folder:
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "flyingchess",
-                "serve",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                "0",
-                "--data",
-                folder,
-                "--trusted-proxy",
-                "127.0.0.1",
-            ],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
         try:
-            assert process.stdout is not None
-            line = process.stdout.readline()
-            url = line.split("running at ")[1].split()[0].rstrip("/")
-            figures = asyncio.run(run(url, args.rooms, args.seconds, process.pid, args.pace))
+            options = ["--trusted-proxy", "127.0.0.1"]
+            database_url = None
+            if args.processes > 1:
+                postgres, redis = Postgres(), Redis()
+                started += [postgres, redis]
+                database_url = postgres.url
+                options += ["--database", database_url, "--redis", redis.url]
+            servers = [Server(Path(folder) / f"node{n}", network=True, options=options) for n in range(args.processes)]
+            started += servers
+            urls = [server.url for server in servers]
+            if args.nginx:
+                nginx = Nginx([server.port for server in servers])
+                started.append(nginx)
+                urls = [nginx.url]
+            figures, stats, games = run_loop(
+                run(urls, args.rooms, args.seconds, [s.process.pid for s in servers], args.pace, args.kill_after)
+            )
+            database = (
+                open_database(database_url) if database_url else SqliteStore(Path(folder) / "node0" / "games.sqlite3")
+            )
+            figures["lost_actions"] = check_ledger(stats, database, games)
+            database.close()
         finally:
-            process.terminate()
-            process.wait(timeout=10)
+            for thing in reversed(started):
+                thing.stop()
     if args.json:
         print(json.dumps(figures))
     else:
         for key, value in figures.items():
-            print(f"{key:28} {value}")
+            print(f"{key:36} {value}")
     if not figures["latency_samples"]:
         raise SystemExit(f"no game action succeeded (errors: {figures['errors']}): nothing was measured")
+    if figures["lost_actions"] or figures["duplicated_updates"]:
+        raise SystemExit("the ledger found acknowledged actions lost or seen twice")
 
 
 if __name__ == "__main__":
