@@ -36,6 +36,7 @@ import gc
 import json
 import os
 import random
+import re
 import signal
 import statistics
 import sys
@@ -346,6 +347,18 @@ def check_ledger(stats: Stats, database: Any, games: list[str]) -> int:
     return lost
 
 
+def server_log_lines(servers: list[Any]) -> dict[str, int]:
+    """What the servers logged (warnings and errors), by line with numbers blanked: a
+    quiet run logs nothing, and a run that hid its trouble would show it here."""
+    counts: dict[str, int] = {}
+    for server in servers:
+        for line in server.log().splitlines():
+            if line.strip() and not line.startswith((" ", "Traceback")):
+                key = re.sub(r"[0-9a-f]{6,}|\d+", "#", line)[:120]
+                counts[key] = counts.get(key, 0) + 1
+    return dict(sorted(counts.items(), key=lambda item: -item[1])[:10])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rooms", type=int, default=500)
@@ -384,7 +397,7 @@ def main() -> None:
             started += servers
             urls = [server.url for server in servers]
             if args.nginx:
-                nginx = Nginx([server.port for server in servers])
+                nginx = Nginx([server.port for server in servers], clients_on_loopback_are_proxies=True)
                 started.append(nginx)
                 urls = [nginx.url]
             figures, stats, games = run_loop(
@@ -395,6 +408,7 @@ def main() -> None:
             )
             figures["lost_actions"] = check_ledger(stats, database, games)
             database.close()
+            figures["server_log_lines"] = server_log_lines(servers)
         finally:
             for thing in reversed(started):
                 thing.stop()

@@ -350,3 +350,38 @@ def test_losing_redis_or_postgresql_while_running_changes_nothing_and_play_resum
         cluster.stop()
         redis.stop()
         postgres.stop()
+
+
+def test_pages_arriving_together_load_and_claim_a_room_once(tmp_path: Path, services: tuple[Postgres, Redis]) -> None:
+    """Pages that ask for a room while it loads get that room: a second load would claim
+    the game again and fence the first (its pages were hung up on, seen under load)."""
+    import asyncio
+
+    from flyingchess.server.async_store import AsyncStore
+    from flyingchess.server.cluster import Cluster as RedisCluster
+    from flyingchess.server.clustered import ClusteredRooms
+    from flyingchess.server.store import SqliteStore
+
+    database = SqliteStore(tmp_path / "games.sqlite3")
+    seats = {"red": {"kind": "human"}, "blue": {"kind": "open"}}
+    database.create("g1", "classic", ["red", "blue"], seats, {"timer": 30}, [], host_token="h", started=False)
+    store = AsyncStore(database)
+
+    async def pages_arrive() -> list[object]:
+        rooms = ClusteredRooms(store, cluster=RedisCluster(services[1].url))
+        await rooms.start()
+        try:
+
+            async def page(delay: float) -> object:
+                await asyncio.sleep(delay)
+                return await rooms.for_page("g1")
+
+            return await asyncio.gather(*(page(n * 0.001) for n in range(60)))
+        finally:
+            await rooms.stop()
+
+    found = asyncio.run(pages_arrive())
+    store.close()
+    assert all(room is found[0] for room in found)
+    assert database.claim("g1") == 2  # claimed once by the pages, once just now
+    database.close()

@@ -26,6 +26,7 @@ import json
 import logging
 import secrets
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
@@ -37,6 +38,10 @@ from .protocol import encode_message
 LEASE_SECONDS: Final = 5.0
 """How long a room's owner may go without renewing before another process may take it."""
 HEARTBEAT_SECONDS: Final = 1.0
+CONNECTIONS: Final = 32
+"""Redis connections a process keeps at most; a command waits for a free one."""
+PUBLISH_BATCH: Final = 512
+"""Messages to other processes sent in one round trip at most."""
 log = logging.getLogger("flyingchess.server")
 
 _RENEW = """
@@ -91,7 +96,14 @@ class Cluster:
         self.url = url
         self.lease_seconds = lease_seconds
         self.node = secrets.token_hex(6)
-        self.redis: aioredis.Redis = aioredis.from_url(url, socket_connect_timeout=3, socket_timeout=3)
+        # A blocking pool: under load a command waits for a connection instead of failing
+        # with "too many connections" (the default pool refuses past 100).
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url, max_connections=CONNECTIONS, timeout=3, socket_connect_timeout=3, socket_timeout=3
+        )
+        self.redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
+        self.outgoing: deque[tuple[str, str, asyncio.Future[None]]] = deque()
+        self.outgoing_ready = asyncio.Event()
         self.handlers: dict[str, Handler] = {}
         self.tasks: list[asyncio.Task[None]] = []
         self.renew_script = self.redis.register_script(_RENEW)
@@ -109,11 +121,18 @@ class Cluster:
     async def start(self) -> None:
         await self.redis.ping()
         await self._beat()
-        self.tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._heartbeat())]
+        self.tasks = [
+            asyncio.create_task(self._listen()),
+            asyncio.create_task(self._heartbeat()),
+            asyncio.create_task(self._publish()),
+        ]
 
     async def stop(self) -> None:
         for task in self.tasks:
             task.cancel()
+        self.tasks = []
+        while self.outgoing:
+            self.outgoing.popleft()[2].cancel()
         with contextlib.suppress(redis.RedisError, OSError):
             await self.redis.delete(f"fc:alive:{self.node}")
         with contextlib.suppress(Exception):
@@ -140,11 +159,25 @@ class Cluster:
     async def alive(self, node: str) -> bool:
         return bool(await self.redis.exists(f"fc:alive:{node}"))
 
+    async def living(self, nodes: list[str]) -> set[str]:
+        """Which of these processes are alive (one round trip)."""
+        if not nodes:
+            return set()
+        beats = await self.redis.mget([f"fc:alive:{node}" for node in nodes])
+        return {node for node, beat in zip(nodes, beats, strict=True) if beat is not None}
+
     # ----------------------------------------------------------------- leases
 
     async def owner_of(self, game_id: str) -> str | None:
         owner = await self.redis.get(owner_key(game_id))
         return owner.decode() if isinstance(owner, bytes) else owner
+
+    async def owners_of(self, game_ids: list[str]) -> list[str | None]:
+        """The owners of these rooms (one round trip)."""
+        if not game_ids:
+            return []
+        owners = await self.redis.mget([owner_key(game_id) for game_id in game_ids])
+        return [owner.decode() if isinstance(owner, bytes) else owner for owner in owners]
 
     async def acquire(self, game_id: str) -> bool:
         """Take the room's lease if nobody holds it (or this process already does)."""
@@ -171,8 +204,42 @@ class Cluster:
     # ----------------------------------------------------------------- messages
 
     async def send(self, node: str, message: dict[str, Any]) -> None:
-        """Send to one process (at most once: a process that is gone gets nothing)."""
-        await self.redis.publish(f"fc:node:{node}", encode_message(message))
+        """Send to one process (at most once: a process that is gone gets nothing), in
+        order; raises what Redis raised if it could not be sent."""
+        if not self.tasks:
+            raise redis.ConnectionError("not connected to the other processes")
+        sent = asyncio.get_running_loop().create_future()
+        self.outgoing.append((f"fc:node:{node}", encode_message(message), sent))
+        self.outgoing_ready.set()
+        await sent
+
+    async def _publish(self) -> None:
+        """Send what is waiting, many messages per round trip: one publish each was
+        most of the Redis work at load, and a command each could run out of connections."""
+        while True:
+            await self.outgoing_ready.wait()
+            self.outgoing_ready.clear()
+            while self.outgoing:
+                batch = [self.outgoing.popleft() for _ in range(min(len(self.outgoing), PUBLISH_BATCH))]
+                failure: BaseException | None = None
+                try:
+                    async with self.redis.pipeline(transaction=False) as pipe:
+                        for channel, text, _ in batch:
+                            pipe.publish(channel, text)
+                        await pipe.execute()
+                except (redis.RedisError, OSError) as error:
+                    failure = error
+                except asyncio.CancelledError:
+                    for _, _, sent in batch:
+                        sent.cancel()
+                    raise
+                for _, _, sent in batch:
+                    if sent.done():
+                        continue
+                    if failure is None:
+                        sent.set_result(None)
+                    else:
+                        sent.set_exception(failure)
 
     async def _listen(self) -> None:
         while True:

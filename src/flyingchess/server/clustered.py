@@ -157,6 +157,8 @@ class ClusteredRooms(Rooms):
         while True:
             await asyncio.sleep(self.cluster.lease_seconds / 3)
             owned = [game_id for game_id, room in self.rooms.items() if room.epoch is not None]
+            # A room still loading is held too: loading many at once can outlast a lease.
+            owned += [game_id for game_id in self.loading if game_id not in self.rooms]
             try:
                 lost = await self.cluster.renew(owned)
             except (redis.RedisError, OSError) as error:
@@ -174,17 +176,19 @@ class ClusteredRooms(Rooms):
         while True:
             await asyncio.sleep(CHECK_SECONDS)
             try:
-                for game_id, remote in list(self.remote.items()):
-                    owner = await self.cluster.owner_of(game_id)
-                    if owner != remote.owner or not await self.cluster.alive(remote.owner):
+                forwarded = list(self.remote.values())
+                owners = await self.cluster.owners_of([remote.id for remote in forwarded])
+                nodes = {remote.owner for remote in forwarded} | {node for node, _ in self.remote_pages}
+                living = await self.cluster.living(sorted(nodes))
+                for remote, owner in zip(forwarded, owners, strict=True):
+                    if owner != remote.owner or owner not in living:
                         await remote.lost()
-                for node in {node for node, _ in self.remote_pages}:
-                    if not await self.cluster.alive(node):
-                        for key in [key for key in self.remote_pages if key[0] == node]:
-                            page = self.remote_pages.pop(key)
-                            room = self.rooms.get(page.game_id)
-                            if room is not None:
-                                await room.disconnect(page)
+                gone = nodes - living
+                for key in [key for key in self.remote_pages if key[0] in gone]:
+                    page = self.remote_pages.pop(key)
+                    room = self.rooms.get(page.game_id)
+                    if room is not None:
+                        await room.disconnect(page)
             except (redis.RedisError, OSError) as error:
                 log.warning("cannot check the other processes: %s", error)
                 for remote in list(self.remote.values()):
@@ -220,6 +224,9 @@ class ClusteredRooms(Rooms):
     async def _own(self, game_id: str) -> Room:
         """This process now holds the lease: claim the game (fencing any previous owner)
         and load it, once however many pages ask at the same moment."""
+        room = self.rooms.get(game_id)
+        if room is not None and not room.lost:  # loaded while the caller awaited Redis
+            return room
         pending = self.loading.get(game_id)
         if pending is None:
             pending = self.loading[game_id] = asyncio.ensure_future(self._load_owned(game_id))
@@ -306,7 +313,12 @@ class ClusteredRooms(Rooms):
             if previous is not None:
                 with contextlib.suppress(Exception, asyncio.CancelledError):
                     await previous
-            await job()
+            try:
+                await job()
+            except (redis.RedisError, OSError) as error:  # the page is told when it next acts
+                log.warning("room %s: cannot reach the other processes: %s", key, error)
+            except Exception:
+                log.exception("room %s: a forwarded request failed", key)
 
         task = asyncio.get_running_loop().create_task(run())
         self.queues[key] = task
@@ -328,6 +340,13 @@ class ClusteredRooms(Rooms):
 
         async def job() -> None:
             room = self.rooms.get(game_id)
+            if room is None and (game_id in self.loading or await self.cluster.owner_of(game_id) == self.cluster.node):
+                # The lease is ours but the room is still loading (or about to: this
+                # message can arrive before the taking of the lease has returned here).
+                try:
+                    room = await self._own(game_id)
+                except (ProtocolError, StoreError) as error:  # deleted, or the database is away
+                    log.warning("room %s: cannot load it for a page of another process: %s", game_id, error)
             page = RemotePage(self._link(node), conn, game_id)
             if room is None or room.lost:
                 await page.close(code=1012)  # not ours (any more): reconnect to the owner
