@@ -104,6 +104,8 @@ class Player:
     start_sent: bool = False
     waiting_since: float | None = None
     over: bool = False
+    attempt: int = 0
+    """Reconnections since a connection last opened (the back-off grows with it)."""
 
     async def run(self, deadline: float) -> None:
         at = random.randrange(len(self.urls))
@@ -120,8 +122,9 @@ class Player:
                     except (OSError, TimeoutError) as failed:
                         self._hung_up(type(failed).__name__)
                     self.stats.reconnects += 1
-                    at += 1  # the page's back-off, then (here) the next process
-                    await asyncio.sleep(0.2 + random.random() * 0.4)
+                    at += 1  # the next process (when there is no balancer), after the page's back-off
+                    await asyncio.sleep(min(8.0, 0.4 * 2**self.attempt) + random.random() * 0.2)
+                    self.attempt += 1
         except TimeoutError:
             return
 
@@ -135,6 +138,7 @@ class Player:
         async with websockets.connect(
             socket_url, max_size=2**20, additional_headers=headers, open_timeout=10
         ) as socket:
+            self.attempt = 0  # as web/net.js: the back-off starts again once a connection opens
             first = loads(await socket.recv())
             if first.get("type") != "snapshot":
                 raise ConnectionError(first.get("code", "refused"))
@@ -333,6 +337,9 @@ async def run(
         moving = [game for game, _ in games if game in stats.last_move]
         figures["rooms_moving_again"] = f"{len(stats.resumed)} of {len(moving)}"
         figures["slowest_room_to_move_again_seconds"] = round(max(stats.resumed.values(), default=-1.0), 2)
+        if len(stats.resumed) >= 2:
+            deciles = statistics.quantiles(stats.resumed.values(), n=10)
+            figures["rooms_moving_again_by_seconds_p50_p90"] = [round(deciles[4], 2), round(deciles[8], 2)]
     return figures, stats, [game for game, _ in games]
 
 

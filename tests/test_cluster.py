@@ -50,11 +50,14 @@ def fresh_database(postgres: Postgres) -> str:
 class Cluster:
     """N serve processes sharing one database and one Redis (a short lease for tests)."""
 
-    def __init__(self, tmp_path: Path, services: tuple[Postgres, Redis], count: int = 2) -> None:
+    def __init__(
+        self, tmp_path: Path, services: tuple[Postgres, Redis], count: int = 2, lease_seconds: float = 2
+    ) -> None:
         postgres, redis = services
         self.database = fresh_database(postgres)
         self.redis = redis.url
         self.tmp_path = tmp_path
+        self.lease_seconds = lease_seconds
         self.servers = [self.start(n) for n in range(count)]
 
     def start(self, n: int) -> Server:
@@ -69,7 +72,7 @@ class Cluster:
                 "--trusted-proxy",
                 "127.0.0.1",
                 "--lease-seconds",
-                "2",
+                str(self.lease_seconds),
             ],
         )
 
@@ -237,6 +240,30 @@ def test_a_killed_owner_loses_nothing_and_pages_carry_on(cluster: Cluster) -> No
     assert after["actions"] == len(stored) > before  # nothing lost, nothing applied twice
     assert page.reconnects >= 1
     page.close()
+
+
+def test_a_killed_owner_is_replaced_at_once_not_after_its_lease(
+    tmp_path: Path, services: tuple[Postgres, Redis]
+) -> None:
+    """A killed process stops listening on Redis at once: the others take its rooms
+    without waiting out a lease (a minute here), pages watching through them included."""
+    cluster = Cluster(tmp_path, services, lease_seconds=60)
+    try:
+        a, b = cluster.servers
+        created = two_seat_game(a.url)
+        owner_page = Page([a.url, b.url], created["id"], created["host_token"])  # a owns the room
+        forwarded_page = Page([b.url], created["id"], created["host_token"])  # b forwards to a
+        owner_page.play_once()
+        a.kill()
+        started = time.monotonic()
+        while forwarded_page.play_once() is None:
+            assert time.monotonic() - started < 20, "the room waited for the lease to run out"
+        assert open_redis_owner(cluster.redis, created["id"]) == b.node
+        assert forwarded_page.sync()["actions"] == len(stored_actions(cluster.database, created["id"]))
+        owner_page.close()
+        forwarded_page.close()
+    finally:
+        cluster.stop()
 
 
 def test_a_frozen_owner_never_applies_a_move_after_its_lease(cluster: Cluster) -> None:

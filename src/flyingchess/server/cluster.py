@@ -10,10 +10,13 @@ which room, messages between processes, and which processes are alive.
   room forwards the page's messages to the owner's channel (`fc:node:NODE`) and relays
   what the owner sends back; an update is published once per process, whatever the
   number of its pages in the room.
-- **Failover**: a process that dies stops renewing its leases and its heartbeat
-  (`fc:alive:NODE`); within a lease the next page to arrive makes another process the
-  owner, which loads the room from the database. Pages of the lost owner are closed with
-  1012 ("service restart") and reconnect by themselves.
+- **Failover**: a process beats every second (`fc:alive:NODE`, kept for three beats). One
+  that stops beating is taken for dead: the next page to arrive for one of its rooms
+  makes its own process the owner at once (it need not wait out the lease), which claims
+  the game in the database and loads it. A process taken for dead wrongly (frozen, cut
+  off) cannot do harm: the claim fences its writes and its next renewal finds the lease
+  gone. Pages of the lost owner are closed with 1012 ("service restart") and reconnect
+  by themselves.
 
 Needs the `cluster` extra (redis-py).
 """
@@ -38,6 +41,9 @@ from .protocol import encode_message
 LEASE_SECONDS: Final = 5.0
 """How long a room's owner may go without renewing before another process may take it."""
 HEARTBEAT_SECONDS: Final = 1.0
+"""How often a process says it is alive (more often when the lease is shorter)."""
+BEATS_TO_DEATH: Final = 3
+"""Beats a process may miss before the others take it for dead and take its rooms."""
 CONNECTIONS: Final = 32
 """Redis connections a process keeps at most; a command waits for a free one."""
 PUBLISH_BATCH: Final = 512
@@ -54,6 +60,13 @@ for i, key in ipairs(KEYS) do
     end
 end
 return lost
+"""
+_TAKE_OVER = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+    redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+    return 1
+end
+return 0
 """
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -102,12 +115,14 @@ class Cluster:
             url, max_connections=CONNECTIONS, timeout=3, socket_connect_timeout=3, socket_timeout=3
         )
         self.redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
-        self.outgoing: deque[tuple[str, str, asyncio.Future[None]]] = deque()
+        self.outgoing: deque[tuple[str, str, asyncio.Future[int]]] = deque()
         self.outgoing_ready = asyncio.Event()
         self.handlers: dict[str, Handler] = {}
         self.tasks: list[asyncio.Task[None]] = []
         self.renew_script = self.redis.register_script(_RENEW)
         self.release_script = self.redis.register_script(_RELEASE)
+        self.take_over_script = self.redis.register_script(_TAKE_OVER)
+        self.heartbeat_seconds = min(HEARTBEAT_SECONDS, lease_seconds / BEATS_TO_DEATH)
         self.healthy_since = time.monotonic()
         """When Redis last answered (a process cut off for a lease owns nothing)."""
 
@@ -141,12 +156,13 @@ class Cluster:
     # ----------------------------------------------------------------- liveness
 
     async def _beat(self) -> None:
-        await self.redis.set(f"fc:alive:{self.node}", "1", px=int(self.lease_seconds * 1000))
+        alive_ms = int(self.heartbeat_seconds * BEATS_TO_DEATH * 1000)
+        await self.redis.set(f"fc:alive:{self.node}", "1", px=alive_ms)
         self.healthy_since = time.monotonic()
 
     async def _heartbeat(self) -> None:
         while True:
-            await asyncio.sleep(HEARTBEAT_SECONDS)
+            await asyncio.sleep(self.heartbeat_seconds)
             try:
                 await self._beat()
             except (redis.RedisError, OSError) as error:
@@ -157,14 +173,23 @@ class Cluster:
         return time.monotonic() - self.healthy_since > self.lease_seconds
 
     async def alive(self, node: str) -> bool:
-        return bool(await self.redis.exists(f"fc:alive:{node}"))
+        return node in await self.living([node])
 
     async def living(self, nodes: list[str]) -> set[str]:
-        """Which of these processes are alive (one round trip)."""
+        """Which of these processes are alive (one round trip): beating, and listening
+        on their channel. A killed process stops listening the moment its connection to
+        Redis closes, so it is known dead at once; a frozen one, after three beats."""
         if not nodes:
             return set()
-        beats = await self.redis.mget([f"fc:alive:{node}" for node in nodes])
-        return {node for node, beat in zip(nodes, beats, strict=True) if beat is not None}
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.mget([f"fc:alive:{node}" for node in nodes])
+            pipe.pubsub_numsub(*(f"fc:node:{node}" for node in nodes))
+            beats, listeners = await pipe.execute()
+        return {
+            node
+            for node, beat, (_, count) in zip(nodes, beats, listeners, strict=True)
+            if beat is not None and count > 0
+        }
 
     # ----------------------------------------------------------------- leases
 
@@ -186,6 +211,13 @@ class Cluster:
             return True
         return await self.owner_of(game_id) == self.node
 
+    async def take_over(self, game_id: str, dead: str) -> bool:
+        """Take the room's lease from a process taken for dead (only if it still holds it)."""
+        taken = await self.take_over_script(
+            keys=[owner_key(game_id)], args=[dead, self.node, int(self.lease_seconds * 1000)]
+        )
+        return bool(taken)
+
     async def renew(self, game_ids: list[str]) -> list[str]:
         """Renew the leases of these rooms; returns those this process no longer holds."""
         if not game_ids:
@@ -203,15 +235,15 @@ class Cluster:
 
     # ----------------------------------------------------------------- messages
 
-    async def send(self, node: str, message: dict[str, Any]) -> None:
-        """Send to one process (at most once: a process that is gone gets nothing), in
-        order; raises what Redis raised if it could not be sent."""
+    async def send(self, node: str, message: dict[str, Any]) -> bool:
+        """Send to one process (at most once), in order. False when nobody received it:
+        that process is gone. Raises what Redis raised if it could not be sent."""
         if not self.tasks:
             raise redis.ConnectionError("not connected to the other processes")
-        sent = asyncio.get_running_loop().create_future()
+        sent: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         self.outgoing.append((f"fc:node:{node}", encode_message(message), sent))
         self.outgoing_ready.set()
-        await sent
+        return await sent > 0
 
     async def _publish(self) -> None:
         """Send what is waiting, many messages per round trip: one publish each was
@@ -222,22 +254,23 @@ class Cluster:
             while self.outgoing:
                 batch = [self.outgoing.popleft() for _ in range(min(len(self.outgoing), PUBLISH_BATCH))]
                 failure: BaseException | None = None
+                receivers: list[int] = []
                 try:
                     async with self.redis.pipeline(transaction=False) as pipe:
                         for channel, text, _ in batch:
                             pipe.publish(channel, text)
-                        await pipe.execute()
+                        receivers = await pipe.execute()
                 except (redis.RedisError, OSError) as error:
                     failure = error
                 except asyncio.CancelledError:
                     for _, _, sent in batch:
                         sent.cancel()
                     raise
-                for _, _, sent in batch:
+                for n, (_, _, sent) in enumerate(batch):
                     if sent.done():
                         continue
                     if failure is None:
-                        sent.set_result(None)
+                        sent.set_result(int(receivers[n]))
                     else:
                         sent.set_exception(failure)
 
