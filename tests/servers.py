@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
@@ -46,6 +47,21 @@ class Server:
         self.node: str | None = None
         if "--redis" in options:  # the next line names this process among the others
             self.node = self.process.stdout.readline().rsplit(" ", 1)[1].strip()
+        self._wait_until_serving()
+
+    def _wait_until_serving(self) -> None:
+        """The address is printed before the server has started (connections wait in the
+        backlog meanwhile); a test starts once it answers, so that what the test does
+        next (kill Redis, say) cannot happen during the server's own start."""
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(self.url + "/api/meta", timeout=5):
+                    return
+            except OSError as error:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError(f"the server did not start: {error}\n{self.log()}") from None
+                time.sleep(0.05)
 
     def log(self) -> str:
         """What the server wrote on standard error so far."""

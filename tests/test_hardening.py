@@ -488,7 +488,7 @@ def test_pages_that_stop_reading_hold_up_nobody_and_are_hung_up_on(db: Path) -> 
 
     stuck, reader, room = asyncio.run(asyncio.wait_for(scenario(), 30))
     assert all(page.closed_with == 1013 for page in stuck)
-    assert len(room.watchers) == 1  # only the page that reads is left
+    assert room.watcher_count() == 1  # only the page that reads is left
     assert [message["type"] for message in reader.got] == ["update"] * 40
 
 
@@ -698,7 +698,7 @@ def test_a_game_deleted_while_it_loads_is_not_kept(db: Path) -> None:
 
 
 def test_a_room_keeps_its_actions_a_byte_each() -> None:
-    from flyingchess.server.rooms import ActionLog
+    from flyingchess.server.session import ActionLog
 
     actions = [(6, 0), (3, None), (5, 3), (1, None), (6, 2)]
     log = ActionLog(actions)

@@ -48,18 +48,8 @@ from .protocol import (
     parse_message,
     parse_new_game,
 )
-from .rooms import (
-    GRACE_SECONDS,
-    STORAGE_MESSAGE,
-    Control,
-    Room,
-    RoomLike,
-    Rooms,
-    import_parts,
-    iso_time,
-    token_hash,
-    without_secrets,
-)
+from .rooms import GRACE_SECONDS, STORAGE_MESSAGE, Room, RoomLike, Rooms, import_parts, iso_time
+from .seats import Control, token_hash, without_secrets
 from .store import DamagedGame, SqlStore, StoreError
 
 WEB = Path(__file__).resolve().parent.parent / "web"
@@ -252,7 +242,7 @@ async def lobby(request: Request) -> Response:
                 "rules_name": _summary(dict(summary))["rules_name"],
                 "open_seats": [c for c, seat in summary["seats"].items() if seat.get("kind") == "open"],
                 "actions": summary["actions"],
-                "watchers": len(loaded.watchers) if loaded else 0,
+                "watchers": loaded.watcher_count() if loaded else 0,
                 "updated": iso_time(summary["updated"]),
             }
         )
@@ -339,10 +329,10 @@ async def invite_qr(request: Request) -> Response:
 async def rematch(request: Request) -> Response:
     _may_create(request)
     old = await _rooms(request).view(request.path_params["game_id"])
-    _require_host(request, old.host_token)
-    seats = {colour: seat if seat["kind"] != "player" else {"kind": "open"} for colour, seat in old.seats.items()}
-    extra = {"timer": old.timer} if old.timer else None
-    room, host_token = await _rooms(request).create(old.rules, old.players, seats, extra)
+    game = old.session
+    _require_host(request, game.host_token)
+    extra = {"timer": old.presence.timer} if old.presence.timer else None
+    room, host_token = await _rooms(request).create(game.rules, game.players, game.seats.for_rematch().to_json(), extra)
     await _rooms(request).announce_rematch(old.id, room.id)
     return _created(room, host_token)
 

@@ -25,8 +25,11 @@ from typing import Any, Final
 import redis
 
 from .cluster import Cluster
+from .presence import Watcher
 from .protocol import Message, ProtocolError, encode_message, parse_message
-from .rooms import Control, Room, RoomLike, Rooms, Watcher, rebuild
+from .rooms import Room, RoomLike, Rooms
+from .seats import Control
+from .session import rebuild
 from .store import StoreError
 
 log = logging.getLogger("flyingchess.server")

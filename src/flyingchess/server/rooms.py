@@ -11,8 +11,6 @@ carries on exactly where the last one stopped and idle games cost no memory.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import hmac
 import json
 import logging
 import random
@@ -20,29 +18,26 @@ import secrets
 import time
 import zlib
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any, Final, Protocol, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import Any, Final, Protocol, TypeVar, cast
 
 from ..bots import Bot, make_bot, playable, seat_chooser
 from ..events import Bounced, Captured, Event, Flew, Jumped
 from ..game import (
-    GameSetupError,
     IllegalMoveError,
     State,
     Turn,
     apply,
     carried_planes,
     legal_moves,
-    play,
     play_out,
     roll,
-    validate_players,
 )
-from ..record import ActionError, Record, canonical_state, parse_action, replay_actions, rules_to_json
-from ..rules import Rules, RulesError
+from ..record import Record, canonical_state, parse_action, replay_actions
+from ..rules import Rules
 from .async_store import AsyncStore
 from .limits import KeyedBuckets, Limits
+from .presence import Presence, Watcher
 from .protocol import (
     Chat,
     Hello,
@@ -61,30 +56,21 @@ from .protocol import (
     parse_seats,
     parse_timer,
 )
-from .store import DamagedGame, LostGame, StoredGame, StoreError
+from .seats import AUTOPILOT_BOT, HOST, Control, Seat, SeatKind, Seats, token_hash
+from .session import MOVED_AWAY, GameSession, rebuild
+from .store import StoredGame, StoreError
 
 BOT_DELAY: Final = {"slow": 1.2, "normal": 0.6, "fast": 0.25, "instant": 0.0}
 """Seconds a bot waits before each roll, by the room's speed."""
 GRACE_SECONDS: Final = 30.0
 """How long a seat whose player left waits before the autopilot plays it."""
-AUTOPILOT_BOT: Final = "heuristic"
 CHAT_SHOWN: Final = 30
 """Chat lines a snapshot carries, so a page that reloads sees the conversation."""
-PLAYED_BY_PEOPLE: Final = ("human", "player")
 STORE_RETRY_SECONDS: Final = 2.0
 """How long bots wait to try again after the store failed to take their move."""
 
 log = logging.getLogger("flyingchess.server")
 T = TypeVar("T")
-
-
-class Watcher(Protocol):
-    """A page watching a room: the app's `Outbox` over a WebSocket. `send_text` must not
-    wait for the network (the outbox queues); `close` ends the connection."""
-
-    async def send_text(self, data: str) -> None: ...
-
-    async def close(self, code: int = 1000, reason: str | None = None) -> None: ...
 
 
 class RoomLike(Protocol):
@@ -129,89 +115,12 @@ def describe_move(state: State, plane: int) -> dict[str, Any]:
     }
 
 
-def without_secrets(seats: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Seats with every token hash removed: the only form that may leave the server."""
-    return {colour: {k: v for k, v in seat.items() if k != "token"} for colour, seat in seats.items()}
-
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-@dataclass(frozen=True)
-class Control:
-    """What one connection may do: the host plays the room's `human` seats and manages
-    seats; a player plays the seat its token names; anyone else watches."""
-
-    host: bool = False
-    colours: frozenset[str] = frozenset()
-    token: str | None = None
-    """The hash of the player's token: a seat given away since then is no longer theirs."""
-
-    @property
-    def role(self) -> str:
-        return "host" if self.host else "player" if self.colours else "spectator"
-
-
-SPECTATOR: Final = Control()
-
-
-class ActionLog:
-    """A game's (roll, plane) actions, one byte each (roll * 8 + plane, 7 for a pass): a
-    room holds its whole game in memory, and a long one should cost kilobytes, not a
-    tuple per action."""
-
-    PASS: Final = 7
-
-    def __init__(self, actions: Iterable[tuple[int, int | None]] = ()) -> None:
-        self.data = bytearray(roll * 8 + (self.PASS if plane is None else plane) for roll, plane in actions)
-
-    def append(self, roll: int, plane: int | None) -> None:
-        self.data.append(roll * 8 + (self.PASS if plane is None else plane))
-
-    def __len__(self) -> int:
-        return len(self.data)
-
-    def __iter__(self) -> Iterator[tuple[int, int | None]]:
-        for byte in self.data:
-            yield byte >> 3, None if byte & 7 == self.PASS else byte & 7
-
-    def pairs(self) -> list[tuple[int, int | None]]:
-        return list(self)
-
-
-def rebuild(stored: StoredGame) -> State:
-    """The state a stored game is in, checked field by field: DamagedGame when any part
-    of it (rules, players, seats, timer, actions) would not be accepted from a page."""
-    try:
-        rules = Rules.from_json(stored.rules)
-        players = validate_players(stored.players)
-        if set(stored.seats) != set(players):
-            raise ValueError("its seats do not match its players")
-        for seat in stored.seats.values():
-            if not isinstance(seat, dict) or seat.get("kind") not in ("human", "bot", "open", "player"):
-                raise ValueError("a seat has no valid kind")
-        parse_timer(stored.extra.get("timer", 0))
-        if stored.speed not in BOT_DELAY:
-            raise ValueError(f"unknown speed {stored.speed!r}")
-        state = replay_actions(players, rules, stored.actions)
-        if stored.pending_roll is not None and not state.over:
-            state, _ = roll(state, stored.pending_roll)
-    except (
-        RulesError,
-        GameSetupError,
-        ActionError,
-        IllegalMoveError,
-        ProtocolError,
-        ValueError,
-        TypeError,
-        AttributeError,
-    ) as error:
-        raise DamagedGame(f"game {stored.id} cannot be loaded: {error}") from None
-    return state
-
-
 class Room:
+    """The server's authority over one game: it composes the game session (state and
+    persistence), the seats (who may act), and presence (who is here, the autopilot
+    clock), runs the bots, and tells every page what changed. One change at a time
+    (`lock`); each is stored before anyone hears of it."""
+
     def __init__(
         self,
         store: AsyncStore,
@@ -225,39 +134,20 @@ class Room:
         """A room over a stored game whose `state` the caller has rebuilt (`rebuild`).
         `epoch`: this process's claim on the game when several processes share the
         database (every write is fenced with it); None for one process alone."""
+        self.session = GameSession(store, stored, state, epoch, self.lose)
+        self.presence = Presence(int(stored.extra.get("timer", 0) or 0), grace)
         self.store = store
-        self.epoch = epoch
+        self.id = stored.id
         self.lost = False
         """Another process has claimed the game: this room may do nothing more."""
         self.on_lost: Callable[[Room], Awaitable[None]] | None = None
         self.limits = limits
-        self.id = stored.id
-        self.created = stored.created
-        self.updated = stored.updated
-        self.rules = Rules.from_json(stored.rules)
-        self.players = tuple(stored.players)
-        self.seats: dict[str, dict[str, str]] = stored.seats
-        self.host_token = stored.host_token
-        self.started = stored.started
-        self.extra = stored.extra
-        self.speed = stored.speed
-        self.actions = ActionLog(stored.actions)
-        self.state = state
         self.dice = dice
         self.bots: dict[str, Bot] = {}
-        self.watchers: dict[Watcher, Control] = {}
-        self.timer = int(stored.extra.get("timer", 0) or 0)
-        """Seconds a person may take for a turn before the autopilot moves (0: no limit)."""
-        self.grace = grace
-        self.absent_since: dict[str, float] = {}
-        self.autopilot: set[str] = set()
-        self.turn_started = time.monotonic()
-        self.last_seen = time.monotonic()
-        """When a page last watched the room (rooms nobody watches leave memory)."""
-        self.watchdog: asyncio.Task[None] | None = None
         self.recent_chat: list[dict[str, Any]] = []
         self.lock = asyncio.Lock()
         self.bot_task: asyncio.Task[None] | None = None
+        self.watchdog: asyncio.Task[None] | None = None
         self.joins = KeyedBuckets(limits.join_rate, limits.join_burst, capacity=1_000)
         self.chat_lines = KeyedBuckets(limits.chat_rate, limits.chat_burst, capacity=16)
         self.reactions = KeyedBuckets(limits.react_rate, limits.react_burst, capacity=16)
@@ -268,48 +158,69 @@ class Room:
 
     # ---------------------------------------------------------------- views
 
-    def seat_to_move(self) -> dict[str, str] | None:
-        colour = self.state.colour
-        return None if colour is None else self.seats[colour]
+    @property
+    def state(self) -> State:
+        return self.session.state
+
+    @property
+    def seats(self) -> Seats:
+        return self.session.seats
+
+    @property
+    def epoch(self) -> int | None:
+        return self.session.epoch
 
     def public_seats(self) -> dict[str, dict[str, Any]]:
-        """Seats as every page may see them (never a token or its hash), with presence."""
-        out = without_secrets(self.seats)
-        for colour, public in out.items():
-            public["connected"] = self.is_connected(colour)
-            public["autopilot"] = colour in self.autopilot
-        return out
-
-    def controls(self, control: Control, colour: str) -> bool:
-        seat = self.seats[colour]
-        if control.host:
-            return seat["kind"] == "human"
-        # checked against the seat as it is now: a removed player's rights end at once
-        return colour in control.colours and control.token is not None and seat.get("token") == control.token
-
-    def is_connected(self, colour: str) -> bool:
-        kind = self.seats[colour]["kind"]
-        if kind == "bot":
-            return True
-        return kind in PLAYED_BY_PEOPLE and any(self.controls(c, colour) for c in self.watchers.values())
+        return self.presence.public_seats(self.seats)
 
     def control_of(self, watcher: Watcher) -> Control:
-        """What this connection may do now (a revoked seat has already been taken away)."""
-        return self.watchers.get(watcher, SPECTATOR)
+        return self.presence.control_of(watcher)
 
     def evictable(self) -> bool:
         """Nobody watches and no change is under way: the room may leave memory (all of
         it is stored). Its bot and clock tasks stop by themselves without watchers."""
-        return not self.watchers and not self.lock.locked()
+        return not self.presence.watchers and not self.lock.locked()
+
+    def watcher_count(self) -> int:
+        return len(self.presence.watchers)
+
+    def snapshot(self) -> dict[str, Any]:
+        session, state = self.session, self.session.state
+        moves = []
+        if state.phase == "move":
+            moves = [describe_move(state, plane) for plane in legal_moves(state)]
+        return {
+            "id": self.id,
+            "created": iso_time(session.created),
+            "updated": iso_time(session.updated),
+            "rules": session.rules.to_json(),
+            "rules_name": session.rules.preset_name(),
+            "players": list(session.players),
+            "seats": self.public_seats(),
+            "state": canonical_state(state),
+            "phase": state.phase,
+            "roll": state.roll,
+            "moves": moves,
+            "actions": len(session.actions),
+            "speed": session.speed,
+            "started": session.started,
+            "timer": self.presence.timer,
+            "turn_left": self.presence.turn_left(self.seats, state.colour),
+            "grace": self.presence.grace,
+            "chat": self.recent_chat,
+        }
+
+    def record(self) -> Record:
+        return self.session.record(self.public_seats())
+
+    def replay_steps(self, first: int, count: int) -> dict[str, Any]:
+        return self.session.replay_steps(first, count)
 
     # ---------------------------------------------------------------- a page's connection
 
-    def watcher_count(self) -> int:
-        return len(self.watchers)
-
     def check_owned(self) -> None:
         if self.lost:
-            raise ProtocolError("reconnecting", "this game has moved to another server: reconnecting")
+            raise ProtocolError("reconnecting", MOVED_AWAY)
 
     async def lose(self) -> None:
         """Another process has claimed this game (or this one lost Redis for a lease): stop
@@ -321,11 +232,22 @@ class Room:
         for task in (self.bot_task, self.watchdog):
             if task is not None and task is not current:
                 task.cancel()
-        pages, self.watchers = list(self.watchers), {}
+        pages, self.presence.watchers = list(self.presence.watchers), {}
         for page in pages:
             asyncio.get_running_loop().create_task(page.close(code=1012))
         if self.on_lost is not None:
             await self.on_lost(self)
+
+    async def deleted(self) -> None:
+        """The game was deleted: its tasks stop, its pages are told so and hung up on."""
+        for task in (self.bot_task, self.watchdog):
+            if task is not None:
+                task.cancel()
+        watchers, self.presence.watchers = list(self.presence.watchers), {}
+        gone = ProtocolError("unknown-game", "this game was deleted").to_json()
+        await self._deliver(watchers, encode_message(gone))
+        for watcher in watchers:
+            asyncio.get_running_loop().create_task(watcher.close(code=4404))
 
     async def connect(self, page: Watcher, control: Control) -> None:
         """A page starts watching: it gets a snapshot, the others see its seats connect."""
@@ -336,172 +258,60 @@ class Room:
     async def receive(self, page: Watcher, address: str, request: Message, text: str = "") -> None:
         """Carry out one checked request from a page (the dispatch table below)."""
         self.check_owned()
-        await self.heard_from(self.control_of(page))
+        await self.heard_from(self.presence.control_of(page))
         await HANDLERS[type(request)](self, page, address, request)
 
     async def disconnect(self, page: Watcher) -> None:
-        await self.detach(page)
+        self.presence.detach(page, self.seats)
+        if self.presence.watchers:
+            await self._broadcast([])
+            self.wake_bots()
 
     # ---------------------------------------------------------------- presence
 
     async def attach(self, watcher: Watcher, control: Control, first: bool = False) -> None:
         """A page watches the room with this control (again, after hello or join). Others
         see its seats connect; on its `first` attach the page itself gets a snapshot next."""
-        before = {c for c in self.seats if self.is_connected(c)}
-        self.watchers[watcher] = control
-        self.last_seen = time.monotonic()
+        before = self.presence.connected(self.seats)
+        self.presence.attach(watcher, control)
         await self.heard_from(control)
-        if {c for c in self.seats if self.is_connected(c)} != before:
+        if self.presence.connected(self.seats) != before:
             await self._broadcast([], skip=watcher if first else None)
-
-    async def detach(self, watcher: Watcher) -> None:
-        self.watchers.pop(watcher, None)
-        now = self.last_seen = time.monotonic()
-        for colour, seat in self.seats.items():
-            if seat["kind"] in PLAYED_BY_PEOPLE and not self.is_connected(colour):
-                self.absent_since.setdefault(colour, now)
-        if self.watchers:
-            await self._broadcast([])
-            self.wake_bots()
 
     async def heard_from(self, control: Control) -> None:
         """A page that controls seats is here: its seats leave the autopilot."""
-        back = {c for c in self.seats if self.controls(control, c)}
-        for colour in back:
-            self.absent_since.pop(colour, None)
-        if back & self.autopilot:
-            self.autopilot -= back
+        if self.presence.heard_from(control, self.seats):
             await self._broadcast([])
-
-    def _autopilot_due(self, now: float) -> set[str]:
-        if not self.started:
-            return set()
-        due = {
-            c
-            for c, since in self.absent_since.items()
-            if now - since >= self.grace and self.seats[c]["kind"] in PLAYED_BY_PEOPLE
-        }
-        colour = self.state.colour
-        if (
-            self.timer
-            and colour is not None
-            and self.seats[colour]["kind"] in PLAYED_BY_PEOPLE
-            and now - self.turn_started >= self.timer
-        ):
-            due.add(colour)
-        return due - self.autopilot
 
     async def _watch_clock(self) -> None:
         """Put absent or timed-out seats on autopilot, so a game never hangs."""
-        while self.watchers and not self.state.over:
-            due = self._autopilot_due(time.monotonic())
+        while self.presence.watchers and not self.state.over:
+            due = (
+                self.presence.autopilot_due(time.monotonic(), self.seats, self.state.colour)
+                if self.session.started
+                else set()
+            )
             if due:
                 async with self.lock:
-                    self.autopilot |= due
+                    self.presence.autopilot |= due
                     await self._broadcast([])
                 self.wake_bots()
             await asyncio.sleep(0.25)
 
     def authenticate(self, token: str) -> Control:
-        """The control a secret token gives, compared in constant time."""
-        digest = token_hash(token)
-        if self.host_token is not None and hmac.compare_digest(digest, self.host_token):
-            return Control(host=True)
-        for colour, seat in self.seats.items():
-            if "token" in seat and hmac.compare_digest(digest, seat["token"]):
-                return Control(colours=frozenset({colour}), token=seat["token"])
-        raise ProtocolError("bad-token", "that token opens no seat in this game")
+        return self.seats.authenticate(token, self.session.host_token)
 
-    def snapshot(self) -> dict[str, Any]:
-        state = self.state
-        moves = []
-        if state.phase == "move":
-            moves = [describe_move(state, plane) for plane in legal_moves(state)]
-        return {
-            "id": self.id,
-            "created": iso_time(self.created),
-            "updated": iso_time(self.updated),
-            "rules": self.rules.to_json(),
-            "rules_name": self.rules.preset_name(),
-            "players": list(self.players),
-            "seats": self.public_seats(),
-            "state": canonical_state(state),
-            "phase": state.phase,
-            "roll": state.roll,
-            "moves": moves,
-            "actions": len(self.actions),
-            "speed": self.speed,
-            "started": self.started,
-            "timer": self.timer,
-            "turn_left": self._turn_left(),
-            "grace": self.grace,
-            "chat": self.recent_chat,
-        }
-
-    def _turn_left(self) -> float | None:
-        """Seconds before the turn timer hands the seat to move to the autopilot."""
-        colour = self.state.colour
-        if not self.timer or colour is None or self.seats[colour]["kind"] not in PLAYED_BY_PEOPLE:
-            return None
-        return round(max(0.0, self.timer - (time.monotonic() - self.turn_started)), 1)
-
-    def record(self) -> Record:
-        record = Record(
-            self.rules,
-            self.players,
-            [],
-            rules_to_json(self.rules),
-            dict(self.extra, seats=self.public_seats(), id=self.id),
-        )
-        for value, plane in self.actions:
-            record.add(value, plane)
-        return record
-
-    def replay_steps(self, first: int, count: int) -> dict[str, Any]:
-        """Steps `first`..`first + count - 1` of the game for the replay viewer, with the
-        state before the first of them. Pure work over a copy of the action list: callers
-        run it in a worker thread, so a long game never holds up other rooms."""
-        actions = self.actions.pairs()  # a copy: the game may move on meanwhile
-        first = min(first, len(actions))
-        state = replay_actions(self.players, self.rules, actions[:first])
-        before = canonical_state(state)
-        steps = []
-        for value, plane in actions[first : first + count]:
-            state, events = play(state, value, plane)
-            steps.append(
-                {
-                    "roll": value,
-                    "plane": plane,
-                    "events": [e.to_json() for e in events],
-                    "state": canonical_state(state),
-                }
-            )
-        end = first + len(steps)
-        return {
-            "initial": before,
-            "from": first,
-            "steps": steps,
-            "total": len(actions),
-            "next": end if end < len(actions) else None,
-        }
-
-    # ---------------------------------------------------------------- changes
-
-    async def _write_seats(self, seats: dict[str, dict[str, str]], started: bool) -> None:
-        """Store new seats, then adopt them (a failed write leaves the old ones)."""
-        self.updated = await self._fenced(self.store.set_seats(self.id, seats, started, epoch=self.epoch))
-        self.seats = seats
-        self.started = started
+    # ---------------------------------------------------------------- seats
 
     async def join(self, watcher: Watcher, colour: str, name: str, address: str) -> str:
         """Take an open seat: returns the new secret token (shown to that page only)."""
         async with self.lock:
             if colour not in self.seats:
                 raise ProtocolError("bad-message", f"{colour} does not play in this game")
-            if self.seats[colour]["kind"] != "open":
+            if self.seats[colour].kind != "open":
                 raise ProtocolError("seat-taken", f"the {colour} seat is not free")
-            held = self.control_of(watcher)
-            if any(self.controls(held, c) for c in held.colours):
+            held = self.presence.control_of(watcher)
+            if any(self.seats.controls(held, c) for c in held.colours):
                 raise ProtocolError("already-seated", "this page already plays a seat here")
             wait = self.joins.allow(address, time.monotonic())
             if wait:
@@ -512,9 +322,10 @@ class Room:
                 )
             token = secrets.token_urlsafe(24)
             digest = token_hash(token)
-            seat = {"kind": "player", "name": name, "token": digest}
-            await self._write_seats({**self.seats, colour: seat}, self.started)
-            self.watchers[watcher] = Control(colours=frozenset({colour}), token=digest)
+            await self.session.write_seats(
+                self.seats.with_seat(colour, Seat("player", name=name, token=digest)), self.session.started
+            )
+            self.presence.watchers[watcher] = Control(colours=frozenset({colour}), token=digest)
             await self._broadcast([])
         self.wake_bots()
         return token
@@ -524,36 +335,23 @@ class Room:
         async with self.lock:
             if not control.host:
                 raise ProtocolError("not-host", "only the host may change seats")
-            if colour not in self.seats:
-                raise ProtocolError("bad-message", f"{colour} does not play in this game")
-            seat = {"kind": kind, "bot": bot or AUTOPILOT_BOT} if kind == "bot" else {"kind": kind}
-            await self._write_seats({**self.seats, colour: seat}, self.started)
-            self.autopilot.discard(colour)
-            self.absent_since.pop(colour, None)
-            await self._revoke_lost_seats()
+            seat = Seat("bot", bot=bot or AUTOPILOT_BOT) if kind == "bot" else Seat(cast(SeatKind, kind))
+            await self.session.write_seats(self.seats.with_seat(colour, seat), self.session.started)
+            self.presence.seat_changed(colour)
+            for watcher, lost in self.presence.revoked(self.seats):
+                await self._send(watcher, {"type": "seat-lost", "colours": sorted(lost.colours)})
             await self._broadcast([])
         self.wake_bots()
-
-    async def _revoke_lost_seats(self) -> None:
-        """Connections whose seat was given away become spectators at once, and are told."""
-        for watcher, control in list(self.watchers.items()):
-            if control.colours and not any(self.controls(control, c) for c in control.colours):
-                self.watchers[watcher] = SPECTATOR
-                await self._send(watcher, {"type": "seat-lost", "colours": sorted(control.colours)})
 
     async def start(self, control: Control) -> None:
         """The host starts a gathered game; seats still open go to the heuristic bot."""
         async with self.lock:
             if not control.host:
                 raise ProtocolError("not-host", "only the host starts the game")
-            if self.started:
+            if self.session.started:
                 raise ProtocolError("wrong-phase", "the game has already started")
-            seats = {
-                colour: {"kind": "bot", "bot": AUTOPILOT_BOT} if seat["kind"] == "open" else seat
-                for colour, seat in self.seats.items()
-            }
-            await self._write_seats(seats, True)
-            self.turn_started = time.monotonic()
+            await self.session.write_seats(self.seats.started(), True)
+            self.presence.new_turn()
             await self._broadcast([])
         self.wake_bots()
 
@@ -561,19 +359,9 @@ class Room:
         """Tell every page in the room where the rematch is, so guests can follow."""
         await self._send_all({"type": "rematch", "id": new_id})
 
-    def _speaker(self, control: Control) -> tuple[str | None, str]:
-        """(colour, name) of whoever may speak with this control now: the host, or a
-        player whose token still holds its seat; anyone else is refused."""
-        if control.host:
-            return None, "host"
-        colour = next((c for c in sorted(control.colours) if self.controls(control, c)), None)
-        if colour is None:
-            raise ProtocolError("not-your-seat", "only players may chat")
-        return colour, self.seats[colour].get("name", colour)
-
     async def say(self, control: Control, text: str | None = None, emoji: str | None = None) -> None:
         """Chat or a reaction, from the host or a player, to everyone in the room."""
-        colour, name = self._speaker(control)
+        colour, name = self.seats.speaker(control)
         buckets = self.chat_lines if text is not None else self.reactions
         wait = buckets.allow(colour or "host", time.monotonic())
         if wait:
@@ -581,7 +369,7 @@ class Room:
             raise ProtocolError("rate-limited", f"too many {what}: wait {wait:.0f} s", retry_after=wait)
         if text is not None:
             now = time.time()
-            await self.store.add_chat(self.id, now, colour, name, text, keep=self.limits.chat_history, epoch=self.epoch)
+            await self.session.add_chat(now, colour, name, text, keep=self.limits.chat_history)
             message = {"type": "chat", "colour": colour, "name": name, "text": text, "at": iso_time(now)}
             line = {k: v for k, v in message.items() if k != "type"}
             self.recent_chat = (self.recent_chat + [line])[-CHAT_SHOWN:]
@@ -589,29 +377,30 @@ class Room:
             message = {"type": "react", "colour": colour, "name": name, "emoji": emoji}
         await self._send_all(message)
 
-    async def human_roll(self, control: Control = Control(host=True)) -> None:
+    # ---------------------------------------------------------------- the game
+
+    async def human_roll(self, control: Control = HOST) -> None:
         async with self.lock:
             self._check_human_turn("roll", control)
             value = self.dice.randint(1, 6)
             rolled, events = roll(self.state, value)
             if legal_moves(rolled):
-                self.updated = await self._fenced(self.store.set_pending_roll(self.id, value, epoch=self.epoch))
-                self.state = rolled
-                self.turn_started = time.monotonic()
+                await self.session.hold_roll(value, rolled)
             else:
-                events += await self._commit(rolled, value, None)
+                events += await self.session.commit(rolled, value, None)
+            self.presence.new_turn()
             await self._broadcast(events)
         self.wake_bots()
 
-    async def human_move(self, plane: int, control: Control = Control(host=True)) -> None:
+    async def human_move(self, plane: int, control: Control = HOST) -> None:
         async with self.lock:
             self._check_human_turn("move", control)
             assert self.state.roll is not None
-            value = self.state.roll
             try:
-                events = await self._commit(self.state, value, plane)
+                events = await self.session.commit(self.state, self.state.roll, plane)
             except IllegalMoveError as error:
                 raise ProtocolError("illegal-move", str(error)) from None
+            self.presence.new_turn()
             await self._broadcast(events)
         self.wake_bots()
 
@@ -619,68 +408,37 @@ class Room:
         async with self.lock:
             if not control.host:
                 raise ProtocolError("not-host", "only the host sets the pace of the bots")
-            await self._fenced(self.store.set_speed(self.id, speed, epoch=self.epoch))
-            self.speed = speed
+            await self.session.set_speed(speed)
             await self._broadcast([])
         self.wake_bots()
 
     def _check_human_turn(self, phase: str, control: Control) -> None:
-        if self.state.over:
+        state = self.state
+        if state.over:
             raise ProtocolError("game-over", "the game is over")
-        if not self.started:
+        if not self.session.started:
             raise ProtocolError("not-started", "the host has not started the game yet")
-        colour = self.state.colour
-        seat = self.seat_to_move()
-        assert colour is not None and seat is not None
-        if seat["kind"] == "bot":
+        colour = state.colour
+        assert colour is not None
+        seat = self.seats[colour]
+        if seat.kind == "bot":
             raise ProtocolError("not-your-turn", f"{colour} is played by a bot")
-        if seat["kind"] == "open":
+        if seat.kind == "open":
             raise ProtocolError("waiting-for-players", f"the {colour} seat is waiting for a player")
-        if not self.controls(control, colour):
+        if not self.seats.controls(control, colour):
             raise ProtocolError("not-your-seat", f"you do not play {colour}")
-        if self.state.phase != phase:
-            wanted = "choose a plane" if self.state.phase == "move" else "roll the die"
-            raise ProtocolError("wrong-phase", f"{self.state.colour} must {wanted} first")
+        if state.phase != phase:
+            wanted = "choose a plane" if state.phase == "move" else "roll the die"
+            raise ProtocolError("wrong-phase", f"{colour} must {wanted} first")
 
-    async def _fenced(self, write: Awaitable[T]) -> T:
-        """A store write; if another process has claimed the game meanwhile, nothing was
-        written, this room stops at once and the page is told to reconnect."""
-        try:
-            return await write
-        except LostGame:
-            await self.lose()
-            raise ProtocolError("reconnecting", "this game has moved to another server: reconnecting") from None
-
-    async def _commit(self, rolled: State, value: int, plane: int | None) -> list[Event]:
-        """Apply, store, then adopt the new state (the store write comes before any message)."""
-        after, events = apply(rolled, plane)
-        await self._store(value, plane, after)
-        return events
-
-    async def _store(self, value: int, plane: int | None, after: State) -> None:
-        """Write an action, then adopt the state it led to (a failed write changes nothing)."""
-        self.updated = await self._fenced(
-            self.store.append_action(
-                self.id,
-                len(self.actions),
-                value,
-                plane,
-                after.over,
-                after.winner,
-                list(after.ranking),
-                epoch=self.epoch,
-            )
-        )
-        self.actions.append(value, plane)
-        self.state = after
-        self.turn_started = time.monotonic()
+    # ---------------------------------------------------------------- telling the pages
 
     async def _broadcast(self, events: list[Event], skip: Watcher | None = None) -> None:
         await self._send_all({"type": "update", "events": [e.to_json() for e in events], "game": self.snapshot()}, skip)
 
     async def _send_all(self, message: dict[str, Any], skip: Watcher | None = None) -> None:
         text = encode_message(message)  # once for all
-        await self._deliver([watcher for watcher in self.watchers if watcher is not skip], text)
+        await self._deliver([watcher for watcher in self.presence.watchers if watcher is not skip], text)
 
     async def _send(self, watcher: Watcher, message: dict[str, Any]) -> None:
         await self._deliver([watcher], encode_message(message))
@@ -693,13 +451,13 @@ class Room:
             try:
                 await watcher.send_text(text)
             except Exception:
-                self.watchers.pop(watcher, None)
+                self.presence.watchers.pop(watcher, None)
 
     # ---------------------------------------------------------------- bots
 
     def _bot_for(self, colour: str) -> Bot:
         seat = self.seats[colour]
-        name = seat["bot"] if seat["kind"] == "bot" and playable(seat.get("bot")) else AUTOPILOT_BOT
+        name = seat.bot if seat.kind == "bot" and seat.bot is not None and playable(seat.bot) else AUTOPILOT_BOT
         key = f"{colour}:{name}"
         if key not in self.bots:
             seed = zlib.crc32(f"{self.id}:{colour}".encode())
@@ -719,14 +477,13 @@ class Room:
 
     def _bot_to_move(self) -> bool:
         colour = self.state.colour
-        if self.lost or not self.watchers or colour is None or not self.started:
+        if self.lost or not self.presence.watchers or colour is None or not self.session.started:
             return False
-        return self.seats[colour]["kind"] == "bot" or colour in self.autopilot
+        return self.seats[colour].kind == "bot" or colour in self.presence.autopilot
 
     async def _run_bots(self) -> None:
         while self._bot_to_move():
-            delay = BOT_DELAY[self.speed]
-            await asyncio.sleep(delay)
+            await asyncio.sleep(BOT_DELAY[self.session.speed])
             async with self.lock:
                 if not self._bot_to_move():
                     return
@@ -750,7 +507,7 @@ class Room:
                 turn = turns[0]
                 events = turn.events[1:] if pending is not None else turn.events  # announced already
                 try:
-                    await self._store(turn.roll, turn.plane, turn.after)
+                    await self.session.store_action(turn.roll, turn.plane, turn.after)
                 except ProtocolError:  # the game has moved to another process: stop
                     return
                 except StoreError as error:
@@ -759,6 +516,7 @@ class Room:
                     await self._send_all(ProtocolError("storage-unavailable", STORAGE_MESSAGE).to_json())
                     await asyncio.sleep(STORE_RETRY_SECONDS)
                     continue
+                self.presence.new_turn()
                 await self._broadcast(events)
 
 
@@ -929,7 +687,7 @@ class Rooms:
         idle = [
             game_id
             for game_id, room in self.rooms.items()
-            if room.evictable() and now - room.last_seen >= self.limits.room_idle_seconds
+            if room.evictable() and now - room.presence.last_seen >= self.limits.room_idle_seconds
         ]
         for game_id in idle:
             self._drop(game_id)
@@ -1012,15 +770,7 @@ class Rooms:
         if room is None:
             return
         self._drop(game_id)
-        for task in (room.bot_task, room.watchdog):
-            if task is not None:
-                task.cancel()
-        watchers = list(room.watchers)
-        room.watchers.clear()
-        gone = ProtocolError("unknown-game", "this game was deleted").to_json()
-        await room._deliver(watchers, encode_message(gone))
-        for watcher in watchers:
-            asyncio.get_running_loop().create_task(watcher.close(code=4404))
+        await room.deleted()
 
 
 def import_parts(

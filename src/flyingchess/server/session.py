@@ -1,0 +1,197 @@
+"""One stored game as a room plays it: its state, its actions, and every write to it.
+
+Each change is computed first, written to the store, and only then adopted here, so a
+failed write changes nothing. When several processes share the database every write is
+fenced with this process's `epoch` (its claim on the game): once another process has
+claimed the game, a write fails with `LostGame`, nothing is written, and the room is
+told to stop (`on_lost`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from typing import Any, Final, TypeVar
+
+from ..events import Event
+from ..game import GameSetupError, IllegalMoveError, State, apply, play, roll, validate_players
+from ..record import ActionError, Record, canonical_state, replay_actions, rules_to_json
+from ..rules import Rules, RulesError
+from .async_store import AsyncStore
+from .protocol import SPEEDS, ProtocolError, parse_timer
+from .seats import Seats
+from .store import DamagedGame, LostGame, StoredGame
+
+MOVED_AWAY: Final = "this game has moved to another server: reconnecting"
+T = TypeVar("T")
+
+
+class ActionLog:
+    """A game's (roll, plane) actions, one byte each (roll * 8 + plane, 7 for a pass): a
+    room holds its whole game in memory, and a long one should cost kilobytes, not a
+    tuple per action."""
+
+    PASS: Final = 7
+
+    def __init__(self, actions: Iterable[tuple[int, int | None]] = ()) -> None:
+        self.data = bytearray(roll * 8 + (self.PASS if plane is None else plane) for roll, plane in actions)
+
+    def append(self, roll: int, plane: int | None) -> None:
+        self.data.append(roll * 8 + (self.PASS if plane is None else plane))
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def __iter__(self) -> Iterator[tuple[int, int | None]]:
+        for byte in self.data:
+            yield byte >> 3, None if byte & 7 == self.PASS else byte & 7
+
+    def pairs(self) -> list[tuple[int, int | None]]:
+        return list(self)
+
+
+def rebuild(stored: StoredGame) -> State:
+    """The state a stored game is in, checked field by field: DamagedGame when any part
+    of it (rules, players, seats, timer, actions) would not be accepted from a page."""
+    try:
+        rules = Rules.from_json(stored.rules)
+        players = validate_players(stored.players)
+        if set(stored.seats) != set(players):
+            raise ValueError("its seats do not match its players")
+        Seats.from_json(stored.seats)
+        parse_timer(stored.extra.get("timer", 0))
+        if stored.speed not in SPEEDS:
+            raise ValueError(f"unknown speed {stored.speed!r}")
+        state = replay_actions(players, rules, stored.actions)
+        if stored.pending_roll is not None and not state.over:
+            state, _ = roll(state, stored.pending_roll)
+    except (
+        RulesError,
+        GameSetupError,
+        ActionError,
+        IllegalMoveError,
+        ProtocolError,
+        ValueError,
+        TypeError,
+        AttributeError,
+    ) as error:
+        raise DamagedGame(f"game {stored.id} cannot be loaded: {error}") from None
+    return state
+
+
+class GameSession:
+    def __init__(
+        self,
+        store: AsyncStore,
+        stored: StoredGame,
+        state: State,
+        epoch: int | None,
+        on_lost: Callable[[], Awaitable[None]],
+    ) -> None:
+        """The session of a stored game whose `state` the caller has rebuilt (`rebuild`)."""
+        self.store = store
+        self.epoch = epoch
+        self.on_lost = on_lost
+        self.id = stored.id
+        self.created = stored.created
+        self.updated = stored.updated
+        self.rules = Rules.from_json(stored.rules)
+        self.players = tuple(stored.players)
+        self.seats = Seats.from_json(stored.seats)
+        self.host_token = stored.host_token
+        self.started = stored.started
+        self.extra = stored.extra
+        self.speed = stored.speed
+        self.actions = ActionLog(stored.actions)
+        self.state = state
+
+    async def _fenced(self, write: Awaitable[T]) -> T:
+        """A store write; if another process has claimed the game meanwhile, nothing was
+        written, the room stops at once and the page is told to reconnect."""
+        try:
+            return await write
+        except LostGame:
+            await self.on_lost()
+            raise ProtocolError("reconnecting", MOVED_AWAY) from None
+
+    async def write_seats(self, seats: Seats, started: bool) -> None:
+        """Store new seats, then adopt them (a failed write leaves the old ones)."""
+        self.updated = await self._fenced(self.store.set_seats(self.id, seats.to_json(), started, epoch=self.epoch))
+        self.seats = seats
+        self.started = started
+
+    async def hold_roll(self, value: int, rolled: State) -> None:
+        """A person rolled and has a move to choose: the die is stored before it is shown."""
+        self.updated = await self._fenced(self.store.set_pending_roll(self.id, value, epoch=self.epoch))
+        self.state = rolled
+
+    async def commit(self, rolled: State, value: int, plane: int | None) -> list[Event]:
+        """Apply, store, then adopt the new state (the store write comes before any message)."""
+        after, events = apply(rolled, plane)
+        await self.store_action(value, plane, after)
+        return events
+
+    async def store_action(self, value: int, plane: int | None, after: State) -> None:
+        """Write an action, then adopt the state it led to (a failed write changes nothing)."""
+        self.updated = await self._fenced(
+            self.store.append_action(
+                self.id,
+                len(self.actions),
+                value,
+                plane,
+                after.over,
+                after.winner,
+                list(after.ranking),
+                epoch=self.epoch,
+            )
+        )
+        self.actions.append(value, plane)
+        self.state = after
+
+    async def set_speed(self, speed: str) -> None:
+        await self._fenced(self.store.set_speed(self.id, speed, epoch=self.epoch))
+        self.speed = speed
+
+    async def add_chat(self, at: float, colour: str | None, name: str, text: str, keep: int) -> None:
+        await self._fenced(self.store.add_chat(self.id, at, colour, name, text, keep=keep, epoch=self.epoch))
+
+    # ---------------------------------------------------------------- reading
+
+    def record(self, public_seats: dict[str, Any]) -> Record:
+        record = Record(
+            self.rules,
+            self.players,
+            [],
+            rules_to_json(self.rules),
+            dict(self.extra, seats=public_seats, id=self.id),
+        )
+        for value, plane in self.actions:
+            record.add(value, plane)
+        return record
+
+    def replay_steps(self, first: int, count: int) -> dict[str, Any]:
+        """Steps `first`..`first + count - 1` of the game for the replay viewer, with the
+        state before the first of them. Pure work over a copy of the action list: callers
+        run it in a worker thread, so a long game never holds up other rooms."""
+        actions = self.actions.pairs()  # a copy: the game may move on meanwhile
+        first = min(first, len(actions))
+        state = replay_actions(self.players, self.rules, actions[:first])
+        before = canonical_state(state)
+        steps = []
+        for value, plane in actions[first : first + count]:
+            state, events = play(state, value, plane)
+            steps.append(
+                {
+                    "roll": value,
+                    "plane": plane,
+                    "events": [e.to_json() for e in events],
+                    "state": canonical_state(state),
+                }
+            )
+        end = first + len(steps)
+        return {
+            "initial": before,
+            "from": first,
+            "steps": steps,
+            "total": len(actions),
+            "next": end if end < len(actions) else None,
+        }
