@@ -381,7 +381,8 @@ def main() -> None:
     if args.kill_after is not None and args.processes < 2:
         parser.error("--kill-after needs --processes 2 or more")
 
-    from flyingchess.server.store import SqliteStore, open_database
+    from flyingchess.server.databases import open_database
+    from flyingchess.server.store import SqliteStore
     from services import PACKAGES, Nginx, Postgres, Redis, available
 
     from servers import Server

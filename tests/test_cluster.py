@@ -20,7 +20,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
-from flyingchess.server.store import open_database
+from flyingchess.server.databases import open_database
 from services import Nginx, Postgres, Redis, free_port, require
 
 from servers import Server

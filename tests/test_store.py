@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from flyingchess.server.app import create_app
+from flyingchess.server.databases import open_database
 from flyingchess.server.limits import Limits
-from flyingchess.server.store import LostGame, SqliteStore, SqlStore, StoreError, open_database
+from flyingchess.server.store import LostGame, SqliteStore, SqlStore, StoreError
 from services import Postgres, require
 
 from asgi import LocalClient, expect, hello
@@ -256,3 +257,10 @@ def test_serve_with_an_unreachable_database_is_one_line_and_status_2(tmp_path: P
     )
     assert finished.returncode == 2 and len(finished.stderr.strip().splitlines()) == 1
     assert "cannot reach the games database" in finished.stderr and "hidden" not in finished.stderr
+
+
+def test_a_database_url_of_an_unknown_engine_is_refused_by_name(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match=r"mysql:// is not a database this server can use \(postgresql://"):
+        open_database("mysql://games@db/flyingchess")
+    assert not Path("mysql:").exists()  # not taken for a SQLite file's path
+    assert isinstance(open_database(str(tmp_path / "games.sqlite3")), SqliteStore)

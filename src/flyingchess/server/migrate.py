@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .store import SqliteStore, StoreError, open_database
+from .databases import open_database
+from .store import SqliteStore, StoreError
 
 
 class MigrationError(Exception):

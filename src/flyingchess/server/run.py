@@ -22,10 +22,11 @@ import uvicorn
 
 from .app import create_app
 from .connections import ConnectionGuard, guarded_protocols, is_loopback, quiet_repeated_logs, raise_open_files_limit
+from .databases import open_database
 from .guard import LOOPBACK_NAMES, HostPolicy
 from .limits import Limits
 from .protocol import MAX_MESSAGE_BYTES
-from .store import SqliteStore, StoreError, open_database
+from .store import SqliteStore, StoreError
 
 GC_THRESHOLDS = (20_000, 50, 100)
 """Young objects allocated before the collector runs (the default is 700), and how many

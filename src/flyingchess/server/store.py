@@ -674,12 +674,3 @@ def _summary(row: tuple[Any, ...]) -> dict[str, Any]:
 
 def _number(value: Any) -> Any:
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
-
-
-def open_database(where: str | Path) -> SqlStore:
-    """A database from `--database`: a postgresql:// URL, else a SQLite file path."""
-    if isinstance(where, str) and where.startswith(("postgresql://", "postgres://")):
-        from .store_postgres import PostgresStore
-
-        return PostgresStore(where)
-    return SqliteStore(Path(where))
