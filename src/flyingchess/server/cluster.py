@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import secrets
 import time
@@ -36,7 +35,7 @@ from typing import Any, Final
 import redis
 import redis.asyncio as aioredis
 
-from .protocol import encode_message
+from .protocol import decode_message, encode_message
 
 LEASE_SECONDS: Final = 5.0
 """How long a room's owner may go without renewing before another process may take it."""
@@ -283,7 +282,7 @@ class Cluster:
                         if raw.get("type") != "message":
                             continue
                         try:
-                            message = json.loads(raw["data"])
+                            message = decode_message(raw["data"])
                             handler = self.handlers.get(message.get("op"))
                         except (ValueError, TypeError, AttributeError):
                             continue

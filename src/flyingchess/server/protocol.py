@@ -39,6 +39,18 @@ except ImportError:  # pragma: no cover - the web extra installs orjson
     encode_message = _standard_encoder
 
 
+def _decoder() -> Callable[[str | bytes], Any]:
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - the web extra installs orjson
+        return json.loads
+    return orjson.loads
+
+
+decode_message: Callable[[str | bytes], Any] = _decoder()
+"""JSON text (or bytes) to a value: what the server processes send each other."""
+
+
 MAX_MESSAGE_BYTES: Final = 4096
 """The largest WebSocket message; a larger frame closes the connection (1009)."""
 SPEEDS: Final = ("slow", "normal", "fast", "instant")
