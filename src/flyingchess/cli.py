@@ -582,7 +582,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=None,
         metavar="S",
-        help="with --redis: how long a process may go silent before another takes its rooms (default 5)",
+        help="with --redis: how long a room's owner holds it without renewing (default 5); a killed "
+        "process is replaced at once, a frozen one within this",
     )
     _host_options(serve_parser)
     serve_parser.add_argument(
