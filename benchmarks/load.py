@@ -2,12 +2,14 @@
 
     python benchmarks/load.py [--rooms 500] [--seconds 60] [--pace 0.9] [--json]
     python benchmarks/load.py --processes 2 --nginx [--kill-after 20]
+    python benchmarks/load.py --processes 1,2 --nginx --pace 0   # one process, then two
 
 One process (the default): `flyingchess serve --host 127.0.0.1 --trusted-proxy 127.0.0.1`
 with SQLite in a throw-away folder. `--processes N` starts N processes over a PostgreSQL
 and a Redis of their own (started here, as the tests do; Debian's `postgresql` and
 `redis-server` must be installed), and `--nginx` puts nginx in front of them (else each
-client picks a process in turn).
+client picks a process in turn). A list (`--processes 1,2`) measures each in turn,
+every one on fresh servers, and prints them side by side.
 
 Each room: red is the host's own seat, the other three are open. Four clients per room:
 the host says hello with its token, the others join their seats, the host starts the game
@@ -23,7 +25,8 @@ action count a client saw acknowledged is compared with the database afterwards 
 acknowledged action missing from it is lost), and no client may see the same action
 twice. `--kill-after S` SIGKILLs the first server process S seconds in and reports how
 long the rooms took to go on (the longest stall a player saw, and the slowest room to
-move again). It fails (exit status 1) when no action succeeded or the ledger finds a
+move again, and by when half and nine in ten rooms had). The servers' warnings and
+errors are counted by line. It fails (exit status 1) when no action succeeded or the ledger finds a
 lost or duplicated action: a figure over nothing is not a figure.
 """
 
@@ -371,37 +374,61 @@ def main() -> None:
     parser.add_argument("--rooms", type=int, default=500)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--pace", type=float, default=0.0, help="seconds a client waits before each roll or move")
-    parser.add_argument("--processes", type=int, default=1, help="server processes (2+: over PostgreSQL and Redis)")
+    parser.add_argument(
+        "--processes",
+        default="1",
+        help="server processes (2+: over PostgreSQL and Redis); a list such as 1,2 measures each in turn",
+    )
     parser.add_argument("--nginx", action="store_true", help="put nginx in front of the processes")
     parser.add_argument("--kill-after", type=float, default=None, help="SIGKILL the first process after S seconds")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    if args.rooms < 1 or args.processes < 1 or args.seconds <= 0:
+    try:
+        counts = [int(count) for count in args.processes.split(",")]
+    except ValueError:
+        parser.error("--processes: a number, or numbers separated by commas")
+    if args.rooms < 1 or min(counts) < 1 or args.seconds <= 0:
         parser.error("--rooms, --processes and --seconds must be positive")
-    if args.kill_after is not None and args.processes < 2:
+    if args.kill_after is not None and min(counts) < 2:
         parser.error("--kill-after needs --processes 2 or more")
+    from services import PACKAGES, available
 
-    from flyingchess.server.databases import open_database
-    from flyingchess.server.store import SqliteStore
-    from services import PACKAGES, Nginx, Postgres, Redis, available
-
-    from servers import Server
-
-    needed = (["postgres", "redis"] if args.processes > 1 else []) + (["nginx"] if args.nginx else [])
+    needed = (["postgres", "redis"] if max(counts) > 1 else []) + (["nginx"] if args.nginx else [])
     missing = [service for service in needed if not available(service)]
     if missing:
         raise SystemExit(f"needs {', '.join(missing)}: apt-get install {' '.join(PACKAGES[m] for m in missing)}")
+    results = [measure(args, count) for count in counts]
+    if args.json:
+        print(json.dumps(results if len(results) > 1 else results[0]))
+    else:
+        for key in results[0]:
+            print(f"{key:36} " + "   ".join(str(figures.get(key)) for figures in results))
+    for figures in results:
+        if not figures["latency_samples"]:
+            raise SystemExit(f"no game action succeeded (errors: {figures['errors']}): nothing was measured")
+        if figures["lost_actions"] or figures["duplicated_updates"]:
+            raise SystemExit("the ledger found acknowledged actions lost or seen twice")
+
+
+def measure(args: argparse.Namespace, processes: int) -> dict[str, Any]:
+    """One run against `processes` fresh servers (and their own PostgreSQL, Redis, nginx)."""
+    from flyingchess.server.databases import open_database
+    from flyingchess.server.store import SqliteStore
+    from services import Nginx, Postgres, Redis
+
+    from servers import Server
+
     started: list[Any] = []
     with tempfile.TemporaryDirectory() as folder:
         try:
             options = ["--trusted-proxy", "127.0.0.1"]
             database_url = None
-            if args.processes > 1:
+            if processes > 1:
                 postgres, redis = Postgres(), Redis()
                 started += [postgres, redis]
                 database_url = postgres.url
                 options += ["--database", database_url, "--redis", redis.url]
-            servers = [Server(Path(folder) / f"node{n}", network=True, options=options) for n in range(args.processes)]
+            servers = [Server(Path(folder) / f"node{n}", network=True, options=options) for n in range(processes)]
             started += servers
             urls = [server.url for server in servers]
             if args.nginx:
@@ -417,18 +444,11 @@ def main() -> None:
             figures["lost_actions"] = check_ledger(stats, database, games)
             database.close()
             figures["server_log_lines"] = server_log_lines(servers)
+            figures["nginx"] = args.nginx
+            return figures
         finally:
             for thing in reversed(started):
                 thing.stop()
-    if args.json:
-        print(json.dumps(figures))
-    else:
-        for key, value in figures.items():
-            print(f"{key:36} {value}")
-    if not figures["latency_samples"]:
-        raise SystemExit(f"no game action succeeded (errors: {figures['errors']}): nothing was measured")
-    if figures["lost_actions"] or figures["duplicated_updates"]:
-        raise SystemExit("the ledger found acknowledged actions lost or seen twice")
 
 
 if __name__ == "__main__":
