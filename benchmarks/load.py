@@ -233,6 +233,15 @@ def client_address(room: int, seat: int) -> str:
     return f"10.{number >> 16 & 255}.{number >> 8 & 255}.{number & 255}"
 
 
+async def measure_lag(lags: list[float], deadline: float) -> None:
+    """How late the clients' own event loop wakes (ms): every figure above includes it,
+    since the clients share the machine with the servers."""
+    while time.monotonic() < deadline:
+        asked = time.monotonic()
+        await asyncio.sleep(0.05)
+        lags.append((time.monotonic() - asked - 0.05) * 1000)
+
+
 def process_stat(pid: int) -> tuple[float, float]:
     """(CPU seconds so far, resident MB) of a process."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -294,11 +303,14 @@ async def run(
     client_before = process_stat(os.getpid())[0]
     started = time.monotonic()
     ready.set()
+    lags: list[float] = []
+    ticker = asyncio.create_task(measure_lag(lags, deadline))
     if kill_after is not None:
         await asyncio.sleep(kill_after)
         os.kill(pids[0], signal.SIGKILL)
         stats.killed_at = time.monotonic()
     await asyncio.gather(*tasks, return_exceptions=True)
+    ticker.cancel()
     elapsed = time.monotonic() - started
     gc.enable()
     client_cpu = process_stat(os.getpid())[0] - client_before
@@ -334,6 +346,10 @@ async def run(
         "server_cpu_share": round(cpu / elapsed, 2),
         "server_cpu_ms_per_action": round(1000 * cpu / max(1, stats.acknowledged), 3),
         "client_cpu_share": round(client_cpu / elapsed, 2),
+        "client_loop_lag_ms_p99_max": [
+            round(sorted(lags)[int(0.99 * len(lags))], 1) if lags else 0.0,
+            round(max(lags, default=0.0), 1),
+        ],
         "longest_stall_seconds": round(max(stats.stalls, default=0.0), 2),
     }
     if kill_after is not None:
