@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -23,7 +21,7 @@ from websockets.sync.client import ClientConnection, connect
 from flyingchess.server.databases import open_database
 from services import Nginx, Postgres, Redis, free_port, require
 
-from servers import Server
+from servers import Server, refused_start
 
 pytestmark = [pytest.mark.server, pytest.mark.slow]
 _databases = iter(range(10**6))
@@ -317,23 +315,7 @@ def test_behind_nginx_pages_reach_any_process_and_survive_one_dying(cluster: Clu
 
 
 def test_an_unreachable_redis_is_one_line_and_status_2(tmp_path: Path) -> None:
-    finished = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "flyingchess",
-            "serve",
-            "--port",
-            "0",
-            "--data",
-            str(tmp_path),
-            "--redis",
-            f"redis://127.0.0.1:{free_port()}/0",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    finished = refused_start(tmp_path, "--redis", f"redis://127.0.0.1:{free_port()}/0")
     assert finished.returncode == 2 and len(finished.stderr.strip().splitlines()) == 1
     assert finished.stderr.startswith("flyingchess: cannot reach Redis at redis://127.0.0.1:")
 

@@ -25,6 +25,7 @@ from flyingchess.server.run import ServeOptions, host_policy
 from flyingchess.server.store import SqliteStore
 
 from asgi import JSON, LocalClient, error, expect, hello, latest
+from servers import refused_start
 
 FAST = Limits.unlimited()
 OPEN_BLUE = {"players": ["red", "blue"], "seats": {"red": {"kind": "human"}, "blue": {"kind": "open"}}}
@@ -506,26 +507,7 @@ def test_a_public_url_is_what_invites_use_and_a_bad_one_is_refused(db: Path) -> 
 
 
 def test_serve_refuses_a_bad_public_url_in_one_line(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
-    finished = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "flyingchess",
-            "serve",
-            "--port",
-            "0",
-            "--data",
-            str(tmp_path),
-            "--public-url",
-            "ftp://x",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    finished = refused_start(tmp_path, "--public-url", "ftp://x")
     assert finished.returncode == 2 and len(finished.stderr.strip().splitlines()) == 1
     assert "--public-url" in finished.stderr and "Traceback" not in finished.stderr
 

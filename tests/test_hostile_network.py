@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 import logging
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -27,7 +25,7 @@ from flyingchess.server.connections import ConnectionGuard, OncePerMinute, guard
 from flyingchess.server.limits import Limits
 from flyingchess.server.store import SqliteStore
 
-from servers import Server
+from servers import Server, refused_start
 
 
 @pytest.fixture()
@@ -153,13 +151,7 @@ def test_a_damaged_database_stops_the_server_with_one_line(tmp_path: Path) -> No
         size = handle.seek(0, 2)
         handle.seek(size // 2)
         handle.write(b"\xde\xad\xbe\xef" * 4096)
-    finished = subprocess.run(
-        [sys.executable, "-m", "flyingchess", "serve", "--host", "127.0.0.1", "--port", "0", "--data", str(data)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert finished.returncode == 2
+    finished = refused_start(data)
     lines = finished.stderr.strip().splitlines()
     assert len(lines) == 1 and "games.sqlite3" in lines[0] and "Traceback" not in finished.stderr
     assert finished.stdout == ""

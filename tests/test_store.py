@@ -19,6 +19,7 @@ from flyingchess.server.store import LostGame, SqliteStore, SqlStore, StoreError
 from services import Postgres, require
 
 from asgi import LocalClient, expect, hello
+from servers import refused_start
 
 SEATS = {"red": {"kind": "human"}, "blue": {"kind": "open"}}
 _databases = itertools.count()
@@ -242,19 +243,11 @@ def test_migrate_moves_every_game_from_sqlite_to_postgresql(postgres: Postgres, 
 
 
 def test_serve_with_an_unreachable_database_is_one_line_and_status_2(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
     require("postgres")
     from services import free_port
 
     url = f"postgresql://flyingchess:hidden@127.0.0.1:{free_port()}/games"
-    finished = subprocess.run(
-        [sys.executable, "-m", "flyingchess", "serve", "--port", "0", "--data", str(tmp_path), "--database", url],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    finished = refused_start(tmp_path, "--database", url)
     assert finished.returncode == 2 and len(finished.stderr.strip().splitlines()) == 1
     assert "cannot reach the games database" in finished.stderr and "hidden" not in finished.stderr
 
