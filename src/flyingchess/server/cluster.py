@@ -193,8 +193,7 @@ class Cluster:
     # ----------------------------------------------------------------- leases
 
     async def owner_of(self, game_id: str) -> str | None:
-        owner = await self.redis.get(owner_key(game_id))
-        return owner.decode() if isinstance(owner, bytes) else owner
+        return (await self.owners_of([game_id]))[0]
 
     async def owners_of(self, game_ids: list[str]) -> list[str | None]:
         """The owners of these rooms (one round trip)."""

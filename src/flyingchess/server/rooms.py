@@ -19,7 +19,7 @@ import time
 import zlib
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from typing import Any, Final, Protocol, TypeVar, cast
+from typing import Any, Final, Protocol, cast
 
 from ..bots import Bot, make_bot, playable, seat_chooser
 from ..events import Bounced, Captured, Event, Flew, Jumped
@@ -70,7 +70,6 @@ STORE_RETRY_SECONDS: Final = 2.0
 """How long bots wait to try again after the store failed to take their move."""
 
 log = logging.getLogger("flyingchess.server")
-T = TypeVar("T")
 
 
 class RoomLike(Protocol):
@@ -136,7 +135,6 @@ class Room:
         database (every write is fenced with it); None for one process alone."""
         self.session = GameSession(store, stored, state, epoch, self.lose)
         self.presence = Presence(int(stored.extra.get("timer", 0) or 0), grace)
-        self.store = store
         self.id = stored.id
         self.lost = False
         """Another process has claimed the game: this room may do nothing more."""
@@ -153,7 +151,7 @@ class Room:
         self.reactions = KeyedBuckets(limits.react_rate, limits.react_burst, capacity=16)
 
     async def load_chat(self) -> None:
-        lines = await self.store.chat(self.id, CHAT_SHOWN)
+        lines = await self.session.store.chat(self.id, CHAT_SHOWN)
         self.recent_chat = [dict(line, at=iso_time(line["at"])) for line in lines]
 
     # ---------------------------------------------------------------- views
