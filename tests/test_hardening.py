@@ -430,13 +430,28 @@ def test_every_answer_carries_the_security_headers(client: TestClient) -> None:
         assert headers["referrer-policy"] == "no-referrer"
 
 
-def test_the_die_comes_from_the_operating_system(db: Path) -> None:
-    import random as stdlib_random
+def test_the_die_comes_from_the_operating_system(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from flyingchess.server import dice as dice_module
 
     app = create_app(SqliteStore(db), local=True)
     with LocalClient(app) as client:
         created = client.post("/api/games", json={"players": ["red", "blue"]}).json()
-        assert isinstance(app.state.rooms.rooms[created["id"]].dice, stdlib_random.SystemRandom)
+        die = app.state.rooms.rooms[created["id"]].dice
+    assert isinstance(die, dice_module.EntropyDice)
+    # every roll is made of the kernel's bytes, read a block at a time
+    asked: list[int] = []
+
+    def urandom(count: int) -> bytes:
+        asked.append(count)
+        return bytes(range(count))
+
+    monkeypatch.setattr(dice_module.os, "urandom", urandom)
+    die = dice_module.EntropyDice(block_bytes=4)
+    assert [die.getrandbits(8) for _ in range(6)] == [0, 1, 2, 3, 0, 1]
+    assert asked == [4, 4]
+    assert die.getrandbits(3) == 2 >> 5  # the high bits of the next byte
+    with pytest.raises(NotImplementedError):
+        die.getstate()
 
 
 def test_pages_that_stop_reading_hold_up_nobody_and_are_hung_up_on(db: Path) -> None:
@@ -686,3 +701,16 @@ def test_a_room_keeps_its_actions_a_byte_each() -> None:
     log = ActionLog(actions)
     log.append(2, 1)
     assert log.pairs() == actions + [(2, 1)] and len(log) == 6 and len(log.data) == 6
+
+
+def test_the_blocked_die_is_fair() -> None:
+    """Each face within six standard deviations of 1/6 over 60,000 rolls: catches a
+    broken mapping from bytes to faces (a face missing, doubled or out of range)."""
+    from flyingchess.server.dice import EntropyDice
+
+    rolls, die = 60_000, EntropyDice()
+    counts = [0] * 7
+    for _ in range(rolls):
+        counts[die.randint(1, 6)] += 1
+    spread = 6 * (rolls * (1 / 6) * (5 / 6)) ** 0.5
+    assert counts[0] == 0 and all(abs(count - rolls / 6) < spread for count in counts[1:]), counts

@@ -38,6 +38,7 @@ from ..layout import board_layout
 from ..record import ActionError, RecordError, parse_record
 from ..rules import OPTIONS, PRESETS, Rules, RulesError
 from .async_store import AsyncStore
+from .dice import EntropyDice
 from .guard import LOOPBACK_NAMES, Guard, HostPolicy
 from .limits import KeyedBuckets, Limits, TokenBucket
 from .outbox import Outbox
@@ -501,7 +502,7 @@ ROUTES = [
 def create_app(
     database: SqlStore,
     *,
-    dice: Callable[[], random.Random] = random.SystemRandom,
+    dice: Callable[[], random.Random] = EntropyDice,
     limits: Limits | None = None,
     local: bool = True,
     grace_seconds: float = GRACE_SECONDS,
@@ -513,7 +514,7 @@ def create_app(
 ) -> Starlette:
     """The app over one games database (SQLite or PostgreSQL; it runs in worker threads).
 
-    `dice` makes each room's die: the operating system's generator by default; tests
+    `dice` makes each room's die: the operating system's generator (read in blocks) by default; tests
     pass seeded ones. `hosts`: the names the server answers to (loopback names by
     default). `limits`: rates and sizes (tests lift the rates to script fast games).
     `redis_url`: the Redis that several processes over one (PostgreSQL) database share."""

@@ -41,23 +41,28 @@ class Presence:
         """What this connection may do now (a revoked seat has already been taken away)."""
         return self.watchers.get(watcher, SPECTATOR)
 
-    def is_connected(self, seats: Seats, colour: str) -> bool:
-        seat = seats[colour]
-        if seat.kind == "bot":
-            return True
-        return seat.played_by_people and any(seats.controls(c, colour) for c in self.watchers.values())
-
     def connected(self, seats: Seats) -> set[str]:
-        return {colour for colour in seats if self.is_connected(seats, colour)}
+        """Bot seats, and the people's seats a watching page controls (`Seats.controls`
+        for every page at once: this runs for every update the room sends)."""
+        host_here, held = False, set[tuple[str, str]]()
+        for control in self.watchers.values():
+            if control.host:
+                host_here = True
+            elif control.token is not None:
+                held.update((colour, control.token) for colour in control.colours)
+        return {
+            colour
+            for colour, seat in seats.items()
+            if seat.kind == "bot"
+            or (host_here and seat.kind == "human")
+            or (seat.played_by_people and (colour, seat.token) in held)
+        }
 
     def public_seats(self, seats: Seats) -> dict[str, dict[str, object]]:
         """Seats as every page may see them (never a token or its hash), with presence."""
+        present = self.connected(seats)
         return {
-            colour: {
-                **seat.public(),
-                "connected": self.is_connected(seats, colour),
-                "autopilot": colour in self.autopilot,
-            }
+            colour: {**seat.public(), "connected": colour in present, "autopilot": colour in self.autopilot}
             for colour, seat in seats.items()
         }
 
@@ -71,8 +76,9 @@ class Presence:
         """A page left: the seats nobody controls any more start their grace period."""
         self.watchers.pop(watcher, None)
         now = self.last_seen = time.monotonic()
+        present = self.connected(seats)
         for colour, seat in seats.items():
-            if seat.played_by_people and not self.is_connected(seats, colour):
+            if seat.played_by_people and colour not in present:
                 self.absent_since.setdefault(colour, now)
 
     def heard_from(self, control: Control, seats: Seats) -> bool:

@@ -11,6 +11,7 @@ carries on exactly where the last one stopped and idle games cost no memory.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import random
@@ -36,6 +37,7 @@ from ..game import (
 from ..record import Record, canonical_state, parse_action, replay_actions
 from ..rules import Rules
 from .async_store import AsyncStore
+from .dice import EntropyDice
 from .limits import KeyedBuckets, Limits
 from .presence import Presence, Watcher
 from .protocol import (
@@ -88,7 +90,19 @@ class RoomLike(Protocol):
 
 
 def iso_time(timestamp: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(timestamp))
+    return _iso_second(int(timestamp))
+
+
+@functools.lru_cache(maxsize=4096)
+def _iso_second(second: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(second))
+
+
+@functools.lru_cache(maxsize=256)
+def rules_summary(rules: Rules) -> tuple[dict[str, Any], str | None]:
+    """A game's rules as pages see them, and their preset's name: the same for every
+    update of a game, so worked out once (read-only: shared by every snapshot)."""
+    return rules.to_json(), rules.preset_name()
 
 
 def describe_move(state: State, plane: int) -> dict[str, Any]:
@@ -184,6 +198,7 @@ class Room:
 
     def snapshot(self) -> dict[str, Any]:
         session, state = self.session, self.session.state
+        rules, rules_name = rules_summary(session.rules)
         moves = []
         if state.phase == "move":
             moves = [describe_move(state, plane) for plane in legal_moves(state)]
@@ -191,8 +206,8 @@ class Room:
             "id": self.id,
             "created": iso_time(session.created),
             "updated": iso_time(session.updated),
-            "rules": session.rules.to_json(),
-            "rules_name": session.rules.preset_name(),
+            "rules": rules,
+            "rules_name": rules_name,
             "players": list(session.players),
             "seats": self.public_seats(),
             "state": canonical_state(state),
@@ -466,7 +481,7 @@ class Room:
         """Let the bots (and the autopilot) play while a page watches, and keep the clock
         that puts absent players on autopilot running."""
         loop = asyncio.get_running_loop()
-        if self.bot_task is None or self.bot_task.done():
+        if (self.bot_task is None or self.bot_task.done()) and self._bot_to_move():  # no task per human action
             self.bot_task = loop.create_task(self._run_bots())
             self.bot_task.add_done_callback(_log_failure)
         if self.watchdog is None or self.watchdog.done():
@@ -601,7 +616,7 @@ class Rooms:
     def __init__(
         self,
         store: AsyncStore,
-        dice_factory: Callable[[], random.Random] = random.SystemRandom,
+        dice_factory: Callable[[], random.Random] = EntropyDice,
         grace: float = GRACE_SECONDS,
         limits: Limits = Limits(),
     ) -> None:

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Iterator, Mapping
+from collections.abc import ItemsView, Iterator, Mapping, ValuesView
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Final, Literal, cast, get_args
 
 from .protocol import ProtocolError
@@ -84,7 +85,11 @@ class Seat:
         return out
 
     def public(self) -> dict[str, Any]:
-        """What every page may see."""
+        """What every page may see (a new dict each time: callers add to it)."""
+        return dict(self._public)
+
+    @cached_property
+    def _public(self) -> dict[str, Any]:
         return {key: value for key, value in self.to_json().items() if key != "token"}
 
     @property
@@ -116,6 +121,12 @@ class Seats(Mapping[str, Seat]):
 
     def __len__(self) -> int:
         return len(self._seats)
+
+    def items(self) -> ItemsView[str, Seat]:
+        return self._seats.items()  # the dict's own view: Mapping's looks up every key again
+
+    def values(self) -> ValuesView[Seat]:
+        return self._seats.values()
 
     def __repr__(self) -> str:
         return f"Seats({self._seats!r})"
@@ -150,7 +161,9 @@ class Seats(Mapping[str, Seat]):
         return colour in control.colours and control.token is not None and seat.token == control.token
 
     def controlled_by(self, control: Control) -> set[str]:
-        return {colour for colour in self._seats if self.controls(control, colour)}
+        if control.host:
+            return {colour for colour, seat in self._seats.items() if seat.kind == "human"}
+        return {colour for colour in control.colours if colour in self._seats and self.controls(control, colour)}
 
     def authenticate(self, token: str, host_token: str | None) -> Control:
         """The control a secret token gives, compared in constant time."""
