@@ -105,6 +105,7 @@ class Player:
     seen: set[tuple[int, bool]] = field(default_factory=set)
     """(action count, waiting for a move) of every update with events: one seen twice is a duplicate."""
     start_sent: bool = False
+    asked_sync: bool = False
     waiting_since: float | None = None
     over: bool = False
     attempt: int = 0
@@ -153,6 +154,7 @@ class Player:
             self.waiting_since = None
             game = first["game"]
             if game["started"] and game["state"]["turn"] == self.colour:
+                self.asked_sync = True
                 await socket.send(json.dumps({"type": "sync"}))  # back after a reconnect: look again
             while True:
                 message = loads(await socket.recv())
@@ -180,6 +182,10 @@ class Player:
             return None
         if kind not in ("update", "snapshot"):
             return None
+        if kind == "snapshot" and self.asked_sync:
+            self.asked_sync = False  # the answer to the sync sent after a reconnect
+        elif kind == "snapshot":  # unasked: the room moved to another process under this page,
+            self.waiting_since = None  # and a request its old owner never answered is asked again
         game = message["game"]
         if not game["started"]:
             everyone_in = all(seat["kind"] != "open" for seat in game["seats"].values())

@@ -5,6 +5,7 @@ carry on from another process after reconnecting."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -151,6 +152,7 @@ class Page:
         for _ in range(5):
             assert self.socket is not None
             try:
+                self._drain()
                 self.socket.send(json.dumps({"type": "sync"}))
                 while True:
                     reply = json.loads(self.socket.recv(timeout=15))
@@ -162,6 +164,16 @@ class Page:
                 self.at += 1
                 self.open()
         raise AssertionError("no snapshot after five reconnects")
+
+    def _drain(self) -> None:
+        """Read what the server sent unasked: a page whose room moved to another process
+        is sent a snapshot then, which must not pass for the answer to the next sync."""
+        assert self.socket is not None
+        with contextlib.suppress(TimeoutError):
+            while True:
+                reply = json.loads(self.socket.recv(timeout=0.05))
+                if reply.get("game"):
+                    self.game = reply["game"]
 
     def play_once(self) -> dict[str, Any] | None:
         game = self.sync()
@@ -257,9 +269,54 @@ def test_a_killed_owner_is_replaced_at_once_not_after_its_lease(
         while forwarded_page.play_once() is None:
             assert time.monotonic() - started < 20, "the room waited for the lease to run out"
         assert open_redis_owner(cluster.redis, created["id"]) == b.node
+        assert forwarded_page.reconnects == 0  # b moved the room to itself under the page
         assert forwarded_page.sync()["actions"] == len(stored_actions(cluster.database, created["id"]))
         owner_page.close()
         forwarded_page.close()
+    finally:
+        cluster.stop()
+
+
+def test_a_player_watching_through_a_dying_owner_keeps_its_seat_and_its_connection(
+    tmp_path: Path, services: tuple[Postgres, Redis]
+) -> None:
+    """The owner is killed: the process a player's page is connected to takes the room
+    over and moves the page to it on the same connection, with the seat the owner had
+    authenticated (the owner told that process when the page said hello)."""
+    cluster = Cluster(tmp_path, services, lease_seconds=60)
+    try:
+        a, b = cluster.servers
+        created = api(a.url, "/api/games", {"players": ["red", "blue"], "seats": {"blue": {"kind": "open"}}})
+        host = Page([a.url, b.url], created["id"], created["host_token"])  # a owns the room
+        with connect(b.url.replace("http", "ws", 1) + f"/ws/{created['id']}", open_timeout=5) as joining:
+            json.loads(joining.recv(timeout=10))
+            joining.send(json.dumps({"type": "join", "colour": "blue", "name": "Bo"}))
+            token = next(m for m in iter(lambda: json.loads(joining.recv(timeout=10)), None) if m["type"] == "joined")
+        guest = Page([b.url], created["id"], token["token"])  # through b: a authenticates it
+        host.request({"type": "start"})
+        assert guest.sync()["started"]
+
+        def play(turns: int) -> int:
+            """Play this many turns, each by the page whose seat is to move; the guest's successes."""
+            moved = 0
+            for _ in range(turns):
+                to_move = host.sync()["state"]["turn"]
+                if to_move == "blue":
+                    moved += guest.play_once() is not None
+                else:
+                    host.play_once()
+            return moved
+
+        play(6)
+        a.kill()
+        started = time.monotonic()
+        while play(1) == 0 or guest.game["state"]["turn"] == "blue":  # until blue has moved since
+            assert time.monotonic() - started < 30, "the guest's seat did not play on"
+        assert guest.reconnects == 0 and host.reconnects >= 1
+        assert open_redis_owner(cluster.redis, created["id"]) == b.node
+        assert guest.sync()["actions"] == len(stored_actions(cluster.database, created["id"]))
+        host.close()
+        guest.close()
     finally:
         cluster.stop()
 

@@ -7,8 +7,11 @@ when another process owns it, the page gets a `RemoteRoom`, which forwards what 
 sends to the owner and hands the page what the owner sends back. At the owner each such
 page is a `RemotePage` watcher; messages to several pages on one process go out once.
 
-Whatever goes wrong (the owner dies, a lease is lost, Redis goes away) ends the same way:
-the pages concerned are closed with 1012 and reconnect by themselves, to whichever
+When an owner dies, a process that forwards pages to it takes the room over and moves
+those pages to it on the connections they have (each keeps the control the owner last
+told it of, and gets a fresh snapshot): no reconnection for them. Whatever else goes
+wrong (a lease is lost, Redis goes away, the room went to a third process) ends the same
+way: the pages concerned are closed with 1012 and reconnect by themselves, to whichever
 process owns the room by then. Nothing half-done is acknowledged: a move counts once it
 is stored under the owner's epoch, and a write under an old epoch fails.
 """
@@ -26,7 +29,7 @@ import redis
 
 from .cluster import Cluster
 from .presence import Watcher
-from .protocol import Message, ProtocolError, encode_message, parse_message
+from .protocol import Message, Move, ProtocolError, Roll, encode_message, parse_message
 from .rooms import Room, RoomLike, Rooms
 from .seats import Control
 from .session import rebuild
@@ -34,10 +37,28 @@ from .store import StoreError
 
 log = logging.getLogger("flyingchess.server")
 
+ASKED_AGAIN: Final = (Roll, Move)
+"""Requests a room's dead owner never carried out that are dropped when the room moves:
+the snapshot the move sends shows the page where the game stands, and it asks again
+(carrying them out as well would answer twice). Anything else is carried out."""
+
 CHECK_SECONDS: Final = 0.5
 """How often a process checks that the owners of its forwarded rooms are still there
 (two Redis round trips, however many rooms)."""
 UNAVAILABLE: Final = "the game servers cannot reach each other right now: reconnecting"
+
+
+def control_to_json(control: Control) -> dict[str, Any]:
+    return {"host": control.host, "colours": sorted(control.colours), "token": control.token}
+
+
+def control_from_json(data: dict[str, Any]) -> Control:
+    token = data.get("token")
+    return Control(
+        host=bool(data.get("host")),
+        colours=frozenset(str(colour) for colour in data.get("colours", [])),
+        token=str(token) if token is not None else None,
+    )
 
 
 class NodeLink:
@@ -70,53 +91,130 @@ class RemotePage:
 
 
 class RemoteRoom:
-    """The stand-in for a room another process owns: it forwards, the owner plays."""
+    """The stand-in for a room another process owns: it forwards, the owner plays. When
+    the owner dies this process may take the room over (`move_to`); from then on the
+    stand-in hands its pages' requests to the room here."""
 
     def __init__(self, rooms: ClusteredRooms, game_id: str, owner: str) -> None:
         self.rooms = rooms
         self.id = game_id
         self.owner = owner
         self.conns: dict[Watcher, str] = {}
+        self.controls: dict[Watcher, Control] = {}
+        """What each page may do, as the owner last said (it authenticates, not us)."""
+        self.moving: asyncio.Future[Room | None] | None = None
+        """Set while the room is being taken over here: requests wait for it."""
+        self.local: Room | None = None
+        self.resynced: set[Watcher] = set()
+        """Pages sent their snapshot while the move is under way."""
+        self.left: set[Watcher] = set()
+        """Pages that went away while the move is under way."""
 
     def watcher_count(self) -> int:
+        if self.local is not None:
+            return self.local.watcher_count()
         return len(self.conns)  # the owner enforces the room's own limit
 
-    async def _send(self, message: dict[str, Any]) -> None:
+    async def _send(self, message: dict[str, Any]) -> bool:
+        """Whether the owner heard it. When it did not, the owner is gone (or Redis is):
+        the room moves here if it can, else the pages reconnect and find the new owner."""
         try:
             received = await self.rooms.cluster.send(
                 self.owner, {**message, "room": self.id, "node": self.rooms.cluster.node}
             )
         except (redis.RedisError, OSError):
             received = False
-        if not received:  # the owner is gone (or Redis is): reconnecting finds the new one
+        if not received and self.moving is None and not self.rooms.take_over_from(self):
             await self.lost()
+        return received
 
     async def connect(self, page: Watcher, control: Control) -> None:
         conn = secrets.token_hex(8)
         self.conns[page] = conn
+        self.controls[page] = control
         self.rooms.edge_pages[conn] = page
         await self._send({"op": "attach", "conn": conn, "host": control.host})
 
     async def receive(self, page: Watcher, address: str, request: Message, text: str) -> None:
-        conn = self.conns.get(page)
-        if conn is not None:
-            await self._send({"op": "message", "conn": conn, "address": address, "text": text})
+        if self.moving is None and self.local is None:
+            conn = self.conns.get(page)
+            if conn is None or await self._send({"op": "message", "conn": conn, "address": address, "text": text}):
+                return
+            # nobody heard it: the room is moving here (or the page is reconnecting)
+        if self.moving is not None:
+            answered = page not in self.resynced  # the snapshot the move sends answers it
+            if await self.moving is None or (answered and isinstance(request, ASKED_AGAIN)):
+                return
+        if self.local is not None:
+            await self.local.receive(page, address, request, text)
 
     async def disconnect(self, page: Watcher) -> None:
+        if self.moving is not None:
+            self.left.add(page)  # not to be moved
+        if self.local is not None:
+            await self.local.disconnect(page)
+            return
         conn = self.conns.pop(page, None)
+        self.controls.pop(page, None)
         if conn is not None:
             self.rooms.edge_pages.pop(conn, None)
-            with contextlib.suppress(redis.RedisError, OSError):
-                await self.rooms.cluster.send(
-                    self.owner, {"op": "detach", "room": self.id, "conn": conn, "node": self.rooms.cluster.node}
-                )
-        if not self.conns:
+            if self.moving is None:
+                with contextlib.suppress(redis.RedisError, OSError):
+                    await self.rooms.cluster.send(
+                        self.owner, {"op": "detach", "room": self.id, "conn": conn, "node": self.rooms.cluster.node}
+                    )
+        if not self.conns and self.rooms.remote.get(self.id) is self:
             self.rooms.remote.pop(self.id, None)
+
+    def controlled(self, conn: str, control: Control) -> None:
+        page = self.rooms.edge_pages.get(conn)
+        if page is not None and page in self.conns:
+            self.controls[page] = control
+
+    def begin_move(self) -> None:
+        self.moving = asyncio.get_running_loop().create_future()
+
+    async def move_to(self, taking: Awaitable[Room | None]) -> None:
+        """Take the room over here (`taking` loads it; `begin_move` came first) and move
+        the pages to it on their own connections: each gets a snapshot (a request the
+        dead owner never answered is answered by it: the page asks again) and keeps its
+        control."""
+        assert self.moving is not None
+        try:
+            room = await taking
+        except Exception as error:  # the database or Redis is away: reconnecting will tell
+            log.warning("room %s: cannot take it over: %s", self.id, error)
+            room = None
+        if room is None or room.lost:
+            self.moving.set_result(None)
+            self.moving = None
+            self.left.clear()
+            await self.lost()
+            return
+        pages = list(self.conns)
+        for conn in self.conns.values():
+            self.rooms.edge_pages.pop(conn, None)
+        self.conns = {}
+        self.local = room
+        try:
+            for page in pages:
+                control = self.controls.pop(page, Control())
+                if page not in self.left:
+                    with contextlib.suppress(ConnectionError):
+                        await room.connect(page, control)
+                self.resynced.add(page)
+        finally:  # requests that waited go to the room now, in order
+            self.moving.set_result(room)
+            self.moving = None
+            self.resynced.clear()
+            self.left.clear()
 
     async def lost(self) -> None:
         """The owner is gone: every page here reconnects (and finds the new owner)."""
-        self.rooms.remote.pop(self.id, None)
+        if self.rooms.remote.get(self.id) is self:
+            self.rooms.remote.pop(self.id, None)
         pages, self.conns = list(self.conns.items()), {}
+        self.controls = {}
         for page, conn in pages:
             self.rooms.edge_pages.pop(conn, None)
             asyncio.get_running_loop().create_task(page.close(code=1012))
@@ -143,6 +241,7 @@ class ClusteredRooms(Rooms):
             "detach": self._detach,
             "deliver": self._deliver_here,
             "close": self._close_here,
+            "control": self._control_here,
             "rematch": self._rematch_here,
             "forget": self._forget_here,
         }.items():
@@ -189,8 +288,10 @@ class ClusteredRooms(Rooms):
                 nodes = {remote.owner for remote in forwarded} | {node for node, _ in self.remote_pages}
                 living = await self.cluster.living(sorted(nodes))
                 for remote, owner in zip(forwarded, owners, strict=True):
-                    if owner != remote.owner or owner not in living:
-                        await remote.lost()
+                    if owner not in living or owner == self.cluster.node:
+                        self.take_over_from(remote)
+                    elif owner != remote.owner:
+                        await remote.lost()  # it went to a third process: the pages find it there
                 gone = nodes - living
                 for key in [key for key in self.remote_pages if key[0] in gone]:
                     page = self.remote_pages.pop(key)
@@ -233,9 +334,41 @@ class ClusteredRooms(Rooms):
         raise ProtocolError("reconnecting", UNAVAILABLE)
 
     async def _owner_died(self, dead: str) -> None:
-        """Pages here watching the dead process's rooms reconnect now (not at the next check)."""
+        """The dead process's rooms that pages here watch move here now (not at the next check)."""
         for remote in [remote for remote in self.remote.values() if remote.owner == dead]:
-            await remote.lost()
+            self.take_over_from(remote)
+
+    def take_over_from(self, remote: RemoteRoom) -> bool:
+        """The owner of a room pages here watch is gone: take the lease (unless a third
+        process has, or the owner turns out to be alive), load the room here and move the
+        pages to it. False when that room is not this process's to take."""
+        if self.remote.get(remote.id) is not remote:
+            return False  # being taken over already, or lost
+        del self.remote[remote.id]
+        remote.begin_move()
+
+        async def taking() -> Room | None:
+            cluster = self.cluster
+            owner = await cluster.owner_of(remote.id)
+            ours = (
+                owner == cluster.node
+                or (owner is None and await cluster.acquire(remote.id))
+                or (
+                    owner == remote.owner
+                    and not await cluster.alive(owner)
+                    and await cluster.take_over(remote.id, remote.owner)
+                )
+            )
+            return await self._own(remote.id) if ours else None
+
+        task = asyncio.get_running_loop().create_task(remote.move_to(taking()))
+        task.add_done_callback(self._log_failure)
+        return True
+
+    @staticmethod
+    def _log_failure(task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            log.error("taking a room over failed", exc_info=task.exception())
 
     async def _own(self, game_id: str) -> Room:
         """This process now holds the lease: claim the game (fencing any previous owner)
@@ -388,6 +521,7 @@ class ClusteredRooms(Rooms):
             if page is None or room is None or room.lost:
                 await RemotePage(self._link(node), conn, game_id).close(code=1012)
                 return
+            before = room.control_of(page)
             try:
                 await room.receive(page, address, parse_message(text), text)
             except ProtocolError as error:
@@ -395,6 +529,11 @@ class ClusteredRooms(Rooms):
             except StoreError as error:
                 log.warning("room %s: %s", game_id, error)
                 await page.send_text(encode_message(ProtocolError("storage-unavailable", str(error)).to_json()))
+            control = room.control_of(page)
+            if control != before:  # after a hello or a join: the page's process keeps it, should it take over
+                await self.cluster.send(
+                    node, {"op": "control", "room": game_id, "conn": conn, **control_to_json(control)}
+                )
 
         self._in_order(game_id, job)
 
@@ -424,6 +563,11 @@ class ClusteredRooms(Rooms):
             if page is not None:
                 with contextlib.suppress(Exception):
                     await page.send_text(text)
+
+    async def _control_here(self, message: dict[str, Any]) -> None:
+        remote = self.remote.get(str(message["room"]))
+        if remote is not None:
+            remote.controlled(str(message["conn"]), control_from_json(message))
 
     async def _close_here(self, message: dict[str, Any]) -> None:
         code = int(message.get("code", 1012))
