@@ -133,6 +133,8 @@ def human_step(tab: Page) -> str:
     state = die.get_attribute("data-state")
     if state == "ready":
         die.click()
+    elif state == "move" and die.get_attribute("data-choices") == "one":  # auto-move (on by default) plays it
+        tab.wait_for("document.querySelector('[data-testid=die]').dataset.state !== 'move'", timeout=5_000)
     elif state == "move":
         tab.page.locator("[data-legal=true]").last.click()  # the topmost of planes sharing a cell
     return str(state)
@@ -172,6 +174,7 @@ def test_bots_only_game_finishes_and_can_be_replayed(browser: Any, server: Serve
     tab.testid("end-screen").wait_for(timeout=120_000)
     ranking = tab.testid("ranking").inner_text()
     assert ranking.strip()
+    check_end_card(tab)
     tab.testid("home").click()
     tab.page.wait_for_selector("body[data-screen=home]")
     finished = tab.page.locator("[data-testid=game-item][data-over=true]")
@@ -186,6 +189,31 @@ def test_bots_only_game_finishes_and_can_be_replayed(browser: Any, server: Serve
     tab.testid("replay-next").click()
     assert position.inner_text() != last
     tab.shot("replay")
+    tab.close()
+
+
+def check_end_card(tab: Page) -> None:
+    """The end card fits inside the board and closes by a pointer (Playwright's click
+    fails when another element would take it), and "view the board" does the same."""
+    board, card = tab.testid("board").bounding_box(), tab.testid("end-screen").bounding_box()
+    assert board["y"] <= card["y"] and card["y"] + card["height"] <= board["y"] + board["height"] + 1, (board, card)
+    tab.testid("end-close").click()
+    tab.wait_for("document.querySelector('.end-layer').classList.contains('minimised')")
+    assert not tab.testid("ranking").is_visible()
+    tab.testid("end-close").click()  # open again
+    tab.wait_for("!document.querySelector('.end-layer').classList.contains('minimised')")
+    tab.testid("view-board").click()
+    tab.wait_for("document.querySelector('.end-layer').classList.contains('minimised')")
+    tab.shot(f"end-minimised-{tab.page.viewport_size['width']}")
+
+
+def test_the_end_card_fits_a_phone_and_closes_by_tap(browser: Any, server: Server) -> None:
+    tab = Page(browser, server.url, width=390, height=844)
+    set_up_game(tab, {"red": "bot:heuristic", "yellow": "bot:random", "blue": "bot:heuristic", "green": "bot:random"})
+    tab.testid("end-screen").wait_for(timeout=120_000)
+    tab.idle()
+    tab.shot("end-phone")
+    check_end_card(tab)
     tab.close()
 
 
@@ -208,6 +236,8 @@ def test_languages_switch_and_are_remembered(browser: Any, server: Server) -> No
 def test_keyboard_plays_and_phone_layout(browser: Any, server: Server) -> None:
     tab = Page(browser, server.url, width=390, height=844)
     set_up_game(tab, {"red": "human", "blue": "human"}, speed="fast")
+    tab.testid("auto-move").uncheck()  # every move by a key here
+    tab.page.evaluate("document.activeElement.blur()")  # Space would toggle the focused checkbox
     die = tab.testid("die")
     log_length = "document.querySelectorAll('[data-testid=log] > *').length"
     for _ in range(12):
@@ -334,3 +364,53 @@ def test_two_devices_share_a_room_with_invite_join_chat_and_reload(browser: Any,
         host.close()
     finally:
         server.stop()
+
+
+def test_a_single_choice_plays_itself_unless_auto_move_is_off(browser: Any, server: Server) -> None:
+    """Auto-move is on by default: a move with one real choice (one legal plane, or all
+    of them alike, such as launching any of four planes) needs no tap. Turned off (and
+    remembered), the page waits for the player."""
+    tab = Page(browser, server.url)
+    set_up_game(tab, {"red": "human", "blue": "bot:random"})
+    die = tab.testid("die")
+    playable = "['ready', 'move', 'over'].includes(document.querySelector('[data-testid=die]').dataset.state)"
+
+    def next_single_choice() -> None:
+        for _ in range(400):
+            tab.wait_for(f"{playable} && document.body.dataset.animating !== 'true'", timeout=30_000)
+            state, choices = die.get_attribute("data-state"), die.get_attribute("data-choices")
+            assert state != "over", "the game ended before a move with one choice came up"
+            if state == "move" and choices == "one":
+                return
+            if state == "ready":
+                die.click()
+            else:
+                tab.page.locator("[data-legal=true]").last.click()
+        raise AssertionError("no move with one choice in 400 steps")
+
+    # off: a move with one choice waits for the player
+    tab.testid("auto-move").uncheck()
+    tab.page.reload()
+    tab.page.wait_for_selector("body[data-screen=game]")
+    assert not tab.testid("auto-move").is_checked()  # remembered
+    next_single_choice()
+    tab.page.wait_for_timeout(1_500)
+    assert die.get_attribute("data-state") == "move"
+    tab.page.locator("[data-legal=true]").last.click()
+    # on: the same kind of move plays itself, without a tap
+    tab.testid("auto-move").check()
+    for _ in range(2):
+        next_single_choice()
+        tab.wait_for("document.querySelector('[data-testid=die]').dataset.state !== 'move'", timeout=3_000)
+    tab.close()
+
+
+def test_a_fault_of_the_page_is_shown_and_logged_never_swallowed(browser: Any, server: Server) -> None:
+    tab = Page(browser, server.url)
+    tab.page.wait_for_selector("body[data-screen=home]")
+    tab.page.evaluate("setTimeout(() => { throw new Error('a planted fault') })")
+    tab.testid("fault").wait_for()
+    assert tab.testid("fault").locator("button").is_visible()
+    assert any("a planted fault" in error for error in tab.errors)
+    tab.errors.clear()  # the planted one only
+    tab.close()

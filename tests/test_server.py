@@ -60,6 +60,15 @@ def test_meta_lists_bots_presets_options_and_layout(client: TestClient) -> None:
     assert client.get("/").status_code == 200
 
 
+def test_hangar_planes_are_numbered_in_reading_order_for_every_colour(client: TestClient) -> None:
+    """Keys 1-4 pick the same place in every hangar: plane 1 top left, 2 top right,
+    3 bottom left, 4 bottom right, whichever corner the colour's hangar is in."""
+    colours = client.get("/api/meta").json()["layout"]["colours"]
+    for colour in ("red", "yellow", "blue", "green"):
+        (x1, y1), (x2, y2), (x3, y3), (x4, y4) = colours[colour]["hangar"]
+        assert y1 == y2 < y3 == y4 and x1 == x3 < x2 == x4, colour
+
+
 def test_new_game_snapshot(client: TestClient) -> None:
     created = new_game(client, {"red": HUMAN, "blue": HEURISTIC}, rules={"preset": "house", "end": "first"})
     game = created["game"]

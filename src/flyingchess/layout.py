@@ -61,7 +61,10 @@ def _rotate(seat: int, point: Point) -> Point:
 
 
 def hangar_slots(seat: int) -> list[Point]:
-    return [_rotate(seat, point) for point in ((1.5, 1.5), (3.5, 1.5), (1.5, 3.5), (3.5, 3.5))]
+    """Planes 1-4 in reading order (left to right, then top to bottom) whichever corner
+    the hangar is in: keys 1-4 pick the same place in every colour's hangar."""
+    corner = [_rotate(seat, point) for point in ((1.5, 1.5), (3.5, 1.5), (1.5, 3.5), (3.5, 3.5))]
+    return sorted(corner, key=lambda point: (point[1], point[0]))
 
 
 def takeoff_point(seat: int) -> Point:

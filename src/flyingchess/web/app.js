@@ -1,14 +1,15 @@
 // Start-up, hash routing (#/, #/new, #/game/ID, #/join/ID, #/replay/ID), the header and the language switcher.
 import { LANGS, detectLang, setLang, lang, t, onLangChange } from "./i18n.js";
-import { h, api, logoSvg, toast, globeSvg } from "./ui.js";
+import { h, api, logoSvg, toast, globeSvg, reportError, showFault } from "./ui.js";
 import { mountHome } from "./home.js";
 import { mountSetup } from "./setup.js";
 import { mountGame } from "./game.js";
 import { mountReplay } from "./replay.js";
 import { mountJoin } from "./join.js";
 
-window.__fcDebug = window.__fcDebug || [];
-window.addEventListener("unhandledrejection", (e) => { e.preventDefault(); window.__fcDebug.push(String(e.reason && e.reason.stack || e.reason)); });
+// An error nothing caught is in the console already; the player sees a notice too.
+window.addEventListener("error", showFault);
+window.addEventListener("unhandledrejection", showFault);
 
 const main = document.getElementById("main");
 let current = null;
@@ -49,7 +50,7 @@ function buildHeader() {
 function route() {
   const hash = location.hash || "#/";
   const parts = hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
-  if (current) { try { current.destroy(); } catch { /* ignore */ } current = null; }
+  if (current) { try { current.destroy(); } catch (err) { reportError(err); } current = null; }
   app.setAnimating(false);
   window.scrollTo(0, 0);
   let screen = "home";

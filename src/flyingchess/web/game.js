@@ -3,16 +3,18 @@
 import { Board } from "./board.js";
 import { GameSocket, getSeatToken, saveSeatToken, dropSeatToken, keepHostToken, hostHeaders } from "./net.js";
 import { t, tNodes, lang, has, onLangChange } from "./i18n.js";
+import { settings, saveSetting, oneChoice } from "./settings.js";
 import {
   h, s, api, fetchReplay, toast, errorText, colourIcon, colourChip, dieFace, setDieFace, seatLabel, botLabel,
   rulesSummary, formatEvents, medal, trophySvg, looksLocal, copyText, presenceDot, REACTIONS, PALETTE,
-  eyeSvg, clockSvg, copySvg, linkSvg, svgImageUrl,
+  eyeSvg, clockSvg, copySvg, linkSvg, svgImageUrl, reportError,
 } from "./ui.js";
 
 const SPEED_FACTOR = { slow: 1.7, normal: 1, fast: 0.45, instant: 0 };
 const SPEEDS = ["slow", "normal", "fast", "instant"];
 const MAX_LOG = 400;
 const MAX_CHAT = 120;
+const AUTO_MOVE_MS = 450;  // long enough to see the roll before the plane goes
 
 export function mountGame(root, app, gameId) {
   const board = new Board(app.meta.layout);
@@ -74,6 +76,12 @@ export function mountGame(root, app, gameId) {
   const dieSvg = dieFace(0);
   const dieBtn = h("button", { class: "die", type: "button", "data-testid": "die", "data-state": "waiting", disabled: true, onclick: () => doRoll() }, dieSvg);
   const hint = h("div", { class: "hint" });
+  const autoMoveBox = h("input", { type: "checkbox", "data-testid": "auto-move", checked: settings().autoMove,
+    onchange: () => { saveSetting("autoMove", autoMoveBox.checked); updateControls(); } });
+  const autoMoveText = h("span", {});
+  const autoMoveLabel = h("label", { class: "auto-move" }, autoMoveBox, autoMoveText);
+  let autoMoveTimer = null;
+  let autoMoveFor = null;
   const startBtn = h("button", { class: "btn btn-primary start-game", type: "button", "data-testid": "start-game", hidden: true,
     onclick: () => { if (socket.send({ type: "start" })) { startBtn.disabled = true; } } });
   const playersBox = h("ul", { class: "players" });
@@ -87,7 +95,7 @@ export function mountGame(root, app, gameId) {
   const panel = h("aside", { class: "panel" },
     h("div", { class: "panel-bar" }, homeBtn, h("div", { class: "spacer" }), inviteBtn, replayLink, download),
     inviteCard,
-    h("div", { class: "card play-card" }, h("div", { class: "turn-wrap" }, turnCard, timerBar), h("div", { class: "die-row" }, dieBtn, hint), startBtn, roleLine, playersBox),
+    h("div", { class: "card play-card" }, h("div", { class: "turn-wrap" }, turnCard, timerBar), h("div", { class: "die-row" }, dieBtn, hint), autoMoveLabel, startBtn, roleLine, playersBox),
     chatCard,
     h("div", { class: "card log-card" }, h("div", { class: "card-head" }, logTitle, speedLabel), logList),
     h("div", { class: "card" }, rulesTitle, rulesBox),
@@ -107,6 +115,7 @@ export function mountGame(root, app, gameId) {
     speedSel.value = cur;
     speedLabel.replaceChildren(h("span", {}, t("game.speed")), speedSel);
     dieBtn.setAttribute("aria-label", t("game.die-label"));
+    autoMoveText.textContent = t("game.auto-move");
     conn.textContent = t("game.reconnecting");
     inviteBtn.replaceChildren(h("span", { "aria-hidden": "true" }, "＋ "), t("invite.button"));
     chatTitle.textContent = t("chat.title");
@@ -236,10 +245,12 @@ export function mountGame(root, app, gameId) {
     try {
       while (queue.length && !destroyed) {
         const item = queue.shift();
-        await playItem(item);
+        try {
+          await playItem(item);
+        } catch (err) {
+          reportError(err);  // said, and the queue goes on: the next snapshot redraws the board
+        }
       }
-    } catch (err) {
-      (window.__fcDebug ||= []).push(String(err && err.stack || err));
     } finally {
       running = false;
       board.hurry = false;
@@ -376,6 +387,8 @@ export function mountGame(root, app, gameId) {
     } else {
       board.setLegal(null, [], null);
     }
+    dieBtn.dataset.choices = state === "move" ? (oneChoice(snap.moves) ? "one" : "several") : "none";
+    autoMove(state);
     if (snap) {
       dieBtn.style.setProperty("--c", PALETTE[snap.state.turn || snap.state.winner || "red"].main);
       const colour = snap.state.turn;
@@ -682,6 +695,25 @@ export function mountGame(root, app, gameId) {
     else toast(t("error.offline"), "error");
   }
 
+  // With one real choice the move plays itself after a moment (the setting, on by
+  // default); the player still sees the roll and the plane it moves.
+  function autoMove(state) {
+    const key = snap ? `${snap.actions}:${snap.state.turn}:${snap.roll}` : null;
+    if (state !== "move" || !settings().autoMove || !oneChoice(snap.moves)) {
+      clearTimeout(autoMoveTimer);
+      autoMoveTimer = null;
+      autoMoveFor = null;
+      return;
+    }
+    if (autoMoveFor === key) return;
+    clearTimeout(autoMoveTimer);
+    autoMoveFor = key;
+    autoMoveTimer = setTimeout(() => {
+      autoMoveTimer = null;
+      if (dieState() === "move" && `${snap.actions}:${snap.state.turn}:${snap.roll}` === key) doMove(snap.moves[0]);
+    }, AUTO_MOVE_MS);
+  }
+
   function doMove(move) {
     if (dieState() !== "move") return;
     board.clearPreview();
@@ -789,7 +821,7 @@ export function mountGame(root, app, gameId) {
       h("span", { class: "rank-name" }, t(`colour.${colour}`)), h("span", { class: "rank-seat" }, t("end.unplaced"))));
     const winner = st.winner;
     const card = h("div", { class: "end-card", "data-testid": "end-screen", role: "dialog", "aria-modal": "false", "aria-labelledby": "end-title" },
-      h("button", { class: "end-close", type: "button", "aria-label": t("end.close"), title: t("end.close"), onclick: () => endLayer.classList.toggle("minimised") }, "–"),
+      h("button", { class: "end-close", type: "button", "data-testid": "end-close", "aria-label": t("end.close"), title: t("end.close"), onclick: () => endLayer.classList.toggle("minimised") }, "–"),
       h("div", { class: "confetti", "aria-hidden": "true" }, ...Array.from({ length: 18 }, (_, k) => h("i", { style: `--k:${k};--c:${PALETTE[["red", "yellow", "blue", "green"][k % 4]].main}` }))),
       h("div", { class: "trophy", "aria-hidden": "true" }, trophySvg(64)),
       h("h2", { id: "end-title", class: "winner", "data-testid": "winner", "data-colour": winner || "", style: winner ? `--c:${PALETTE[winner].dark}` : null },
@@ -798,7 +830,8 @@ export function mountGame(root, app, gameId) {
       h("div", { class: "end-actions" },
         myRole() === "host" ? h("button", { class: "btn btn-primary", type: "button", "data-testid": "rematch", onclick: rematch }, t("end.rematch")) : null,
         h("button", { class: "btn", type: "button", "data-testid": "new-game-end", onclick: () => app.go("#/new") }, t("end.new-game")),
-        h("a", { class: "btn btn-ghost", href: `#/replay/${encodeURIComponent(gameId)}` }, t("end.watch-replay"))));
+        h("a", { class: "btn btn-ghost", href: `#/replay/${encodeURIComponent(gameId)}` }, t("end.watch-replay")),
+        h("button", { class: "btn btn-ghost end-view-board", type: "button", "data-testid": "view-board", onclick: () => endLayer.classList.add("minimised") }, t("end.view-board"))));
     endLayer.replaceChildren(card);
     endLayer.classList.add("shown");
   }
@@ -818,6 +851,7 @@ export function mountGame(root, app, gameId) {
     destroy() {
       destroyed = true;
       clearInterval(clock);
+      clearTimeout(autoMoveTimer);
       if (inviteQr.src.startsWith("blob:")) URL.revokeObjectURL(inviteQr.src);
       socket.close();
       offLang();

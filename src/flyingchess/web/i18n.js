@@ -57,7 +57,7 @@ export async function setLang(code) {
   document.documentElement.lang = code === "zh" ? "zh-CN" : code;
   try { localStorage.setItem(STORE_KEY, code); } catch { /* ignore */ }
   for (const fn of listeners) {
-    try { fn(code); } catch (err) { reportQuietly(err); }
+    try { fn(code); } catch (err) { reportLater(err); }
   }
 }
 
@@ -92,7 +92,8 @@ export function onLangChange(fn) {
   return () => listeners.delete(fn);
 }
 
-function reportQuietly(err) {
-  // Never let a listener error reach the console as an uncaught error.
-  if (window.__fcDebug) window.__fcDebug.push(String(err));
+function reportLater(err) {
+  // The other listeners still run; the error then surfaces as an uncaught one (in the
+  // console, and as the page's notice).
+  setTimeout(() => { throw err; });
 }

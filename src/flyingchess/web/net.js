@@ -2,6 +2,8 @@
 // and, when this browser holds a secret token for the game, says hello with it.
 // Also: the tokens this browser holds (localStorage, one entry per game id).
 
+import { reportError } from "./ui.js";
+
 const TOKENS_KEY = "flyingchess.tokens";
 const NAME_KEY = "flyingchess.name";
 const MAX_TOKENS = 200;
@@ -99,9 +101,9 @@ export class GameSocket {
     });
     ws.addEventListener("message", (e) => {
       let msg;
-      try { msg = JSON.parse(e.data); } catch { return; }
+      try { msg = JSON.parse(e.data); } catch (err) { reportError(err); return; }
       if (msg && msg.type === "error" && msg.code === "unknown-game") this.fatal = true;
-      try { this.onMessage(msg); } catch (err) { (window.__fcDebug ||= []).push(String(err && err.stack || err)); }
+      try { this.onMessage(msg); } catch (err) { reportError(err); }
     });
     ws.addEventListener("close", () => {
       if (this.ws !== ws) return;

@@ -136,6 +136,22 @@ export function toast(message, kind = "info") {
   setTimeout(() => el.remove(), 4000);
 }
 
+/** A fault of the page itself: in the console (where tests look) and on the screen,
+ *  once, with a way out. Nothing the page does hides its own errors. */
+export function reportError(err) {
+  console.error(err);
+  showFault();
+}
+
+/** The notice for a fault already in the console (an uncaught error or rejection). */
+export function showFault() {
+  if (document.getElementById("fault")) return;
+  const bar = h("div", { id: "fault", class: "fault", role: "alert", "data-testid": "fault" },
+    h("span", {}, t("error.unexpected")),
+    h("button", { class: "btn btn-small", type: "button", onclick: () => location.reload() }, t("action.reload")));
+  document.body.append(bar);
+}
+
 export function errorText(code, message) {
   const key = `error.${code}`;
   if (has(key)) return t(key, { message: message || "" });

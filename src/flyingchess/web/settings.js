@@ -1,0 +1,34 @@
+// The player's settings, kept in this browser (localStorage) and read once a visit.
+// A setting that cannot be saved (storage turned off) still holds for this visit.
+
+const KEY = "flyingchess.settings";
+const DEFAULTS = Object.freeze({
+  autoMove: true,  // play the move when there is only one choice, as the popular apps do
+});
+
+let current = null;
+
+export function settings() {
+  if (!current) {
+    let saved = {};
+    try { saved = JSON.parse(localStorage.getItem(KEY) || "{}") || {}; } catch { saved = {}; }  // unreadable: the defaults
+    current = { ...DEFAULTS };
+    for (const name of Object.keys(DEFAULTS)) {
+      if (typeof saved[name] === typeof DEFAULTS[name]) current[name] = saved[name];
+    }
+  }
+  return current;
+}
+
+export function saveSetting(name, value) {
+  settings()[name] = value;
+  try { localStorage.setItem(KEY, JSON.stringify(current)); } catch { /* storage off: kept for this visit */ }
+}
+
+/** Whether the legal moves offer one real choice: every one starts and ends on the same
+ *  places and carries as many planes (two planes in the hangar with a six, say). */
+export function oneChoice(moves) {
+  if (!moves || !moves.length) return false;
+  const key = (m) => `${m.from}:${m.to}:${(m.planes || []).length}`;
+  return moves.every((m) => key(m) === key(moves[0]));
+}
