@@ -279,6 +279,16 @@ def test_corrupt_or_foreign_records_are_refused(client: TestClient, content: byt
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["code"] == "bad-record" and words in error["message"]
+    # asked first, the same answer comes as a successful request (the page shows it)
+    checked = client.post("/api/records/check", content=content, headers=JSON)
+    assert checked.status_code == 200 and checked.json() == {"valid": False, "error": error}
+    assert client.get("/api/games").json()["games"] == []
+
+
+def test_checking_a_good_record_stores_nothing(client: TestClient) -> None:
+    data = json.loads((Path(__file__).parent / "records" / "house-3p.json").read_text())
+    checked = client.post("/api/records/check", content=json.dumps(data), headers=JSON).json()
+    assert checked == {"valid": True, "players": data["players"], "actions": len(data["actions"]), "over": True}
     assert client.get("/api/games").json()["games"] == []
 
 

@@ -259,10 +259,9 @@ async def create_game(request: Request) -> Response:
     return _created(room, host_token)
 
 
-async def import_record(request: Request) -> Response:
-    """A record file becomes a stored game that continues from its end. It is checked as
-    strictly as a new game and replayed once, in a worker thread, before anything is
-    stored."""
+async def _prepared_record(request: Request) -> tuple[Any, ...]:
+    """The record in the request's body, checked as strictly as a new game and replayed
+    once, in a worker thread: (record, seats, extra, actions, state)."""
     _may_create(request)
     limits = _settings(request).limits
     body = await _read_body(request, limits.record_bytes, limits.body_seconds)
@@ -276,9 +275,28 @@ async def import_record(request: Request) -> Response:
         except (ValueError, RecursionError):
             raise ProtocolError("bad-record", "the file is not a JSON game record") from None
 
-    record, seats, extra, actions, state = await asyncio.to_thread(prepare)
+    return await asyncio.to_thread(prepare)
+
+
+async def import_record(request: Request) -> Response:
+    """A record file becomes a stored game that continues from its end; nothing is
+    stored unless the whole record is valid."""
+    record, seats, extra, actions, state = await _prepared_record(request)
     room, host_token = await _rooms(request).create(record.rules, record.players, seats, extra, actions, state)
     return _created(room, host_token)
+
+
+async def check_record(request: Request) -> Response:
+    """Whether a record would load, answered 200 either way (a page asks before it
+    loads one, so that a refused file is a message, not a failed request); stores
+    nothing."""
+    try:
+        record, _seats, _extra, actions, state = await _prepared_record(request)
+    except ProtocolError as error:
+        if error.code != "bad-record":
+            raise
+        return JSONResponse({"valid": False, "error": {"code": error.code, "message": error.message}})
+    return JSONResponse({"valid": True, "players": list(record.players), "actions": len(actions), "over": state.over})
 
 
 async def get_game(request: Request) -> Response:
@@ -494,6 +512,7 @@ ROUTES = [
     Route("/api/games/{game_id}/replay", get_replay),
     Route("/api/games/{game_id}/rematch", rematch, methods=["POST"]),
     Route("/api/records", import_record, methods=["POST"]),
+    Route("/api/records/check", check_record, methods=["POST"]),
     WebSocketRoute("/ws/{game_id}", GameSocket),
     Mount("/static", StaticFiles(directory=WEB), name="static"),
 ]

@@ -341,11 +341,16 @@ export function mountGame(root, app, gameId) {
 
   function flashBanner(text, colour, f) {
     if (f <= 0) return;
-    const el = h("div", { class: `banner banner-${colour || "none"}` }, colour ? colourIcon(colour, 20) : null, h("span", {}, text));
+    clearBanners(colour);  // what happened to another player is old news
+    const el = h("div", { class: `banner banner-${colour || "none"}`, "data-colour": colour || "" }, colour ? colourIcon(colour, 20) : null, h("span", {}, text));
     banner.append(el);
     const life = Math.max(900, 1400 * Math.min(f, 1.4));
     el.style.animationDuration = `${life}ms`;
     setTimeout(() => el.remove(), life + 50);
+  }
+
+  function clearBanners(keep) {
+    for (const el of [...banner.children]) if (el.dataset.colour !== keep) el.remove();
   }
 
   // ------------------------------------------------------------ panel
@@ -388,6 +393,7 @@ export function mountGame(root, app, gameId) {
       board.setLegal(null, [], null);
     }
     dieBtn.dataset.choices = state === "move" ? (oneChoice(snap.moves) ? "one" : "several") : "none";
+    if (state === "ready") clearBanners(snap.state.turn);  // "No move" never hangs over the next player's roll
     autoMove(state);
     if (snap) {
       dieBtn.style.setProperty("--c", PALETTE[snap.state.turn || snap.state.winner || "red"].main);

@@ -42,7 +42,9 @@ export function mountHome(root, app) {
     }
     if (loadError) {
       loadBox.append(h("div", { class: "card notice notice-error", role: "alert", "data-testid": "load-error" },
-        h("strong", {}, t("home.load-failed")), h("p", { class: "error-message" }, loadError)));
+        h("strong", {}, t("home.load-failed")), h("p", { class: "error-message" }, loadError.text),
+        loadError.detail ? h("details", { class: "error-detail", "data-testid": "load-error-detail" },
+          h("summary", {}, t("home.error-details")), h("code", {}, loadError.detail)) : null));
     }
 
     const unfinished = (games || []).filter((g) => !g.over);
@@ -171,15 +173,24 @@ export function mountHome(root, app) {
     let ok = text !== null;
     if (ok) { try { JSON.parse(text); } catch { ok = false; } }
     if (!ok) {
-      loadError = t("home.not-json");
+      loadError = { text: t("home.not-json"), detail: "" };
       render();
       toast(t("home.load-failed"), "error");
       return;
     }
-    const res = await api("POST", "/api/records", text);
+    // asked first, so that a refused file is an answer, not a failed request
+    const check = await api("POST", "/api/records/check", text);
+    if (destroyed) return;
+    if (check.ok && !check.data.valid) {
+      loadError = { text: t("home.record-refused"), detail: check.data.error.message || "" };
+      toast(t("home.load-failed"), "error");
+      render();
+      return;
+    }
+    const res = check.ok ? await api("POST", "/api/records", text) : check;
     if (destroyed) return;
     if (!res.ok) {
-      loadError = res.error.message || errorText(res.error.code, "");
+      loadError = { text: errorText(res.error.code, ""), detail: res.error.message || "" };
       toast(t("home.load-failed"), "error");
       render();
       return;
