@@ -7,7 +7,7 @@ import { settings, saveSetting, oneChoice } from "./settings.js";
 import {
   h, s, api, fetchReplay, toast, errorText, colourIcon, colourChip, dieFace, setDieFace, seatLabel, botLabel,
   rulesSummary, formatEvents, medal, trophySvg, looksLocal, copyText, presenceDot, REACTIONS, PALETTE,
-  eyeSvg, clockSvg, copySvg, linkSvg, svgImageUrl, reportError,
+  eyeSvg, clockSvg, copySvg, linkSvg, svgImageUrl, reportError, homeSvg, downloadSvg, replaySvg, plusSvg,
 } from "./ui.js";
 
 const SPEED_FACTOR = { slow: 1.7, normal: 1, fast: 0.45, instant: 0 };
@@ -105,9 +105,9 @@ export function mountGame(root, app, gameId) {
 
   // ------------------------------------------------------------ labels
   function relabel() {
-    homeBtn.replaceChildren(h("span", { "aria-hidden": "true" }, "⌂ "), t("nav.home"));
-    download.replaceChildren(h("span", { "aria-hidden": "true" }, "⤓ "), t("game.download"));
-    replayLink.replaceChildren(h("span", { "aria-hidden": "true" }, "⟲ "), t("game.replay"));
+    homeBtn.replaceChildren(h("span", { class: "btn-glyph", "aria-hidden": "true" }, homeSvg()), t("nav.home"));
+    download.replaceChildren(h("span", { class: "btn-glyph", "aria-hidden": "true" }, downloadSvg()), t("game.download"));
+    replayLink.replaceChildren(h("span", { class: "btn-glyph", "aria-hidden": "true" }, replaySvg()), t("game.replay"));
     logTitle.textContent = t("game.log");
     rulesTitle.textContent = t("game.rules");
     const cur = speedSel.value || speed;
@@ -117,7 +117,7 @@ export function mountGame(root, app, gameId) {
     dieBtn.setAttribute("aria-label", t("game.die-label"));
     autoMoveText.textContent = t("game.auto-move");
     conn.textContent = t("game.reconnecting");
-    inviteBtn.replaceChildren(h("span", { "aria-hidden": "true" }, "＋ "), t("invite.button"));
+    inviteBtn.replaceChildren(h("span", { class: "btn-glyph", "aria-hidden": "true" }, plusSvg()), t("invite.button"));
     chatTitle.textContent = t("chat.title");
     chatSend.textContent = t("chat.send");
     chatSend.setAttribute("aria-label", t("chat.send"));

@@ -1,7 +1,7 @@
 // The replay viewer: step through a stored game action by action.
 import { Board } from "./board.js";
 import { t, onLangChange } from "./i18n.js";
-import { h, s, fetchReplay, toast, errorText, colourIcon, dieFace, setDieFace, seatLabel, rulesSummary, formatEvents, PALETTE } from "./ui.js";
+import { h, s, fetchReplay, toast, errorText, colourIcon, dieFace, setDieFace, seatLabel, rulesSummary, formatEvents, PALETTE, homeSvg, downloadSvg } from "./ui.js";
 
 export function mountReplay(root, app, gameId) {
   const board = new Board(app.meta.layout);
@@ -46,8 +46,8 @@ export function mountReplay(root, app, gameId) {
   function stateAt(n) { return n <= 0 ? data.initial : data.steps[n - 1].state; }
 
   function relabel() {
-    homeBtn.replaceChildren(h("span", { "aria-hidden": "true" }, "⌂ "), t("nav.home"));
-    download.replaceChildren(h("span", { "aria-hidden": "true" }, "⤓ "), t("game.download"));
+    homeBtn.replaceChildren(h("span", { class: "btn-glyph", "aria-hidden": "true" }, homeSvg()), t("nav.home"));
+    download.replaceChildren(h("span", { class: "btn-glyph", "aria-hidden": "true" }, downloadSvg()), t("game.download"));
     first.setAttribute("aria-label", t("replay.first")); first.title = t("replay.first");
     prev.setAttribute("aria-label", t("replay.prev")); prev.title = t("replay.prev");
     next.setAttribute("aria-label", t("replay.next")); next.title = t("replay.next");

@@ -254,6 +254,10 @@ function icon(size, ...paths) {
 export const eyeSvg = (size = 16) => icon(size, "M2 12 C5 6 9 4.5 12 4.5 C15 4.5 19 6 22 12 C19 18 15 19.5 12 19.5 C9 19.5 5 18 2 12Z", "M12 9 A3 3 0 1 0 12.01 9Z");
 export const clockSvg = (size = 16) => icon(size, "M12 3 A9 9 0 1 0 12.01 3Z", "M12 7.5 V12 L15 14");
 export const copySvg = (size = 16) => icon(size, "M9 9 H19 V19 H9Z", "M5 15 V5 H15");
+export const homeSvg = (size = 16) => icon(size, "M3.5 11 L12 4 L20.5 11", "M6 9.5 V20 H18 V9.5 M10 20 V14 H14 V20");
+export const downloadSvg = (size = 16) => icon(size, "M12 4 V15 M7 10.5 L12 15.5 L17 10.5", "M5 19.5 H19");
+export const replaySvg = (size = 16) => icon(size, "M4.5 12 A7.5 7.5 0 1 0 7 6.4", "M3.5 4.5 L7.5 6.5 L5.8 10.4");
+export const plusSvg = (size = 16) => icon(size, "M12 5 V19", "M5 12 H19");
 export const linkSvg = (size = 16) => icon(size, "M10 14 A4 4 0 0 0 15.7 14 L18.5 11.2 A4 4 0 0 0 12.8 5.5 L11.5 6.8", "M14 10 A4 4 0 0 0 8.3 10 L5.5 12.8 A4 4 0 0 0 11.2 18.5 L12.5 17.2");
 
 /** An SVG image from the server, drawn through a Blob URL (never as page markup), fixing a
