@@ -420,3 +420,36 @@ def test_a_fault_of_the_page_is_shown_and_logged_never_swallowed(browser: Any, s
     assert any("a planted fault" in error for error in tab.errors)
     tab.errors.clear()  # the planted one only
     tab.close()
+
+
+OVERFLOW = """() => {
+  const out = [];
+  for (const el of document.querySelectorAll('body *')) {
+    if (el.closest('[aria-hidden=true]') || el.tagName === 'INPUT') continue;  // decoration, fields
+    const style = getComputedStyle(el);
+    if (style.display === 'none' || style.visibility === 'hidden' || !el.getBoundingClientRect().width) continue;
+    const clips = !['visible', 'auto', 'scroll'].includes(style.overflowX);
+    if (clips && el.scrollWidth > el.clientWidth + 1) out.push(`${el.tagName}.${el.className}: ${el.textContent.slice(0, 40)}`);
+  }
+  const page = document.documentElement.scrollWidth - document.documentElement.clientWidth;
+  if (page > 0) out.push(`the page scrolls sideways by ${page} px`);
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (1280, 860)])
+def test_no_screen_overflows_in_any_language(browser: Any, server: Server, width: int, height: int) -> None:
+    """Home, new game and a game, in each language: the page never scrolls sideways
+    and no text is cut off by its box."""
+    tab = Page(browser, server.url, width=width, height=height)
+    tab.page.wait_for_selector("body[data-screen=home]")
+    set_up_game(tab, {"red": "human", "blue": "bot:heuristic", "green": "bot:random"})
+    game_url = tab.page.url
+    for language in ("en", "zh", "vi"):
+        tab.testid("lang-select").select_option(language)
+        for url in (server.url + "/#/", server.url + "/#/new", game_url):
+            tab.page.goto(url)
+            tab.page.wait_for_timeout(300)
+            tab.idle()
+            assert tab.page.evaluate(OVERFLOW) == [], (language, url)
+    tab.close()
