@@ -188,6 +188,15 @@ def test_bots_only_game_finishes_and_can_be_replayed(browser: Any, server: Serve
     tab.testid("replay-first").click()
     tab.testid("replay-next").click()
     assert position.inner_text() != last
+    # play runs on by itself until paused
+    step = "Number(document.querySelector('[data-testid=replay-position]').innerText.split('/')[0])"
+    tab.testid("replay-play").click()
+    tab.wait_for(f"{step} >= 3")
+    tab.testid("replay-play").click()
+    assert tab.testid("replay-play").get_attribute("data-playing") == "false"
+    paused_at = tab.page.evaluate(step)
+    tab.page.wait_for_timeout(1_000)
+    assert tab.page.evaluate(step) == paused_at
     tab.shot("replay")
     tab.close()
 
@@ -447,9 +456,23 @@ def test_no_screen_overflows_in_any_language(browser: Any, server: Server, width
     game_url = tab.page.url
     for language in ("en", "zh", "vi"):
         tab.testid("lang-select").select_option(language)
-        for url in (server.url + "/#/", server.url + "/#/new", game_url):
+        for url in (server.url + "/#/", server.url + "/#/new", game_url, game_url.replace("#/game/", "#/replay/")):
             tab.page.goto(url)
             tab.page.wait_for_timeout(300)
             tab.idle()
             assert tab.page.evaluate(OVERFLOW) == [], (language, url)
+    tab.close()
+
+
+def test_a_page_says_when_the_server_cannot_be_reached(browser: Any, tmp_path: Path) -> None:
+    server = Server(tmp_path)
+    tab = Page(browser, server.url)
+    set_up_game(tab, {"red": "bot:heuristic", "blue": "bot:heuristic"}, speed="slow")
+    server.stop()
+    tab.wait_for("document.querySelector('[data-testid=hint]').dataset.kind === 'offline'")
+    assert "bot" not in tab.testid("hint").inner_text().lower()
+    # the browser logs the refused reconnections; nothing else may be in the console
+    tab.errors = [
+        error for error in tab.errors if "WebSocket connection" not in error and "ERR_CONNECTION_REFUSED" not in error
+    ]
     tab.close()

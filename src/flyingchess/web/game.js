@@ -75,7 +75,7 @@ export function mountGame(root, app, gameId) {
     chatForm);
   const dieSvg = dieFace(0);
   const dieBtn = h("button", { class: "die", type: "button", "data-testid": "die", "data-state": "waiting", disabled: true, onclick: () => doRoll() }, dieSvg);
-  const hint = h("div", { class: "hint" });
+  const hint = h("div", { class: "hint", "data-testid": "hint" });
   const autoMoveBox = h("input", { type: "checkbox", "data-testid": "auto-move", checked: settings().autoMove,
     onchange: () => { saveSetting("autoMove", autoMoveBox.checked); updateControls(); } });
   const autoMoveText = h("span", {});
@@ -132,7 +132,7 @@ export function mountGame(root, app, gameId) {
     connected = status === "open";
     conn.hidden = connected;
     if (connected && !saidHello) { role = null; myColours = []; }  // a fresh connection: the default role
-    if (snap) renderPanel();
+    if (snap) { renderPanel(); updateControls(); }
   });
 
   // ------------------------------------------------------------ who am I
@@ -417,6 +417,7 @@ export function mountGame(root, app, gameId) {
         else if (seat.kind === "player") text = t("hint.waiting-for", { name: seatLabel(seat, !local) });
         else text = t("hint.waiting-host");
       }
+      if (!connected && snap.phase !== "over") { text = t("hint.unreachable"); kind = "offline"; }  // not "a bot is thinking"
       hint.textContent = text;  // names are text, never markup
       hint.dataset.kind = kind;
     }

@@ -20,6 +20,11 @@ export function mountReplay(root, app, gameId) {
   const prev = btn("replay-prev", "", () => go(pos - 1), icon("M14 4v12L5.5 10z"));
   const next = btn("replay-next", "", () => go(pos + 1, true), icon("M6 4v12l8.5-6z"));
   const last = btn("replay-last", "", () => go(total()), icon("M13.6 4H16v12h-2.4z M4 4v12l8.5-6z"));
+  const PLAY_ICON = "M6 4v12l10-6z";
+  const PAUSE_ICON = "M5 4h3.5v12H5z M11.5 4H15v12h-3.5z";
+  const playBtn = btn("replay-play", "", () => togglePlay(), icon(PLAY_ICON));
+  playBtn.classList.add("btn-primary");
+  let playing = false;
   const slider = h("input", { type: "range", min: "0", max: "0", value: "0", step: "1", class: "slider", "data-testid": "replay-slider", oninput: () => go(Number(slider.value)) });
   const position = h("span", { class: "position", "data-testid": "replay-position", "aria-live": "polite" }, "0 / 0");
   const turnCard = h("div", { class: "turn-card", "data-testid": "turn" });
@@ -37,7 +42,7 @@ export function mountReplay(root, app, gameId) {
   screen.append(boardWrap, h("aside", { class: "panel" },
     h("div", { class: "panel-bar" }, homeBtn, h("div", { class: "spacer" }), download),
     h("div", { class: "card play-card" }, title, turnCard,
-      h("div", { class: "replay-controls" }, first, prev, dieBox, next, last),
+      h("div", { class: "replay-controls" }, first, prev, dieBox, next, last, playBtn),
       h("div", { class: "slider-row" }, slider, position), continueBox),
     h("div", { class: "card log-card" }, logTitle, logList),
     h("div", { class: "card" }, rulesTitle, rulesBox)));
@@ -52,6 +57,7 @@ export function mountReplay(root, app, gameId) {
     prev.setAttribute("aria-label", t("replay.prev")); prev.title = t("replay.prev");
     next.setAttribute("aria-label", t("replay.next")); next.title = t("replay.next");
     last.setAttribute("aria-label", t("replay.last")); last.title = t("replay.last");
+    renderPlay();
     slider.setAttribute("aria-label", t("replay.slider"));
     title.textContent = t("replay.title");
     logTitle.textContent = t("game.log");
@@ -114,8 +120,39 @@ export function mountReplay(root, app, gameId) {
     next.disabled = last.disabled = pos >= total();
   }
 
-  async function go(n, animate = false) {
+  function renderPlay() {
+    const label = t(playing ? "replay.pause" : "replay.play");
+    playBtn.setAttribute("aria-label", label);
+    playBtn.title = label;
+    playBtn.dataset.playing = playing ? "true" : "false";
+    playBtn.replaceChildren(icon(playing ? PAUSE_ICON : PLAY_ICON));
+    playBtn.disabled = !data;
+  }
+
+  // Play: one step after another, animated, until the end or a pause (any other
+  // control pauses too).
+  async function togglePlay() {
+    if (playing) { pause(); return; }
     if (!data) return;
+    if (pos >= total()) await go(0);
+    playing = true;
+    renderPlay();
+    while (playing && !destroyed && pos < total()) {
+      await go(pos + 1, true, true);
+      if (playing) await new Promise((r) => setTimeout(r, 350));
+    }
+    pause();
+  }
+
+  function pause() {
+    if (!playing) return;
+    playing = false;
+    if (!destroyed) renderPlay();
+  }
+
+  async function go(n, animate = false, byPlay = false) {
+    if (!data) return;
+    if (!byPlay) pause();
     n = Math.max(0, Math.min(total(), n));
     const my = ++token;
     board.hurry = true;       // finish any running animation at once
@@ -150,6 +187,7 @@ export function mountReplay(root, app, gameId) {
     else if (e.key === "ArrowRight") { e.preventDefault(); go(pos + 1, true); }
     else if (e.key === "Home") { e.preventDefault(); go(0); }
     else if (e.key === "End") { e.preventDefault(); go(total()); }
+    else if (e.key === " " && !["BUTTON", "A"].includes(tag)) { e.preventDefault(); togglePlay(); }
   }
   document.addEventListener("keydown", onKey);
 
@@ -168,6 +206,7 @@ export function mountReplay(root, app, gameId) {
     board.setPlayers(data.game.players);
     pos = 0;
     relabel();
+    renderPlay();
     await board.show(stateAt(pos).planes, 0);
     app.setAnimating(false);
   }
@@ -175,5 +214,5 @@ export function mountReplay(root, app, gameId) {
   const off = onLangChange(relabel);
   relabel();
   load();
-  return { destroy() { destroyed = true; board.hurry = true; off(); document.removeEventListener("keydown", onKey); } };
+  return { destroy() { destroyed = true; playing = false; board.hurry = true; off(); document.removeEventListener("keydown", onKey); } };
 }
