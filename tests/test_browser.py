@@ -476,3 +476,57 @@ def test_a_page_says_when_the_server_cannot_be_reached(browser: Any, tmp_path: P
         error for error in tab.errors if "WebSocket connection" not in error and "ERR_CONNECTION_REFUSED" not in error
     ]
     tab.close()
+
+
+NEAR_MISS = """() => {
+  // a point beside a legal plane, outside its own hit circle and off every plane
+  const cell = document.querySelector('[data-testid=board]').getBoundingClientRect().width / 15.1;
+  for (const plane of document.querySelectorAll('.plane.legal')) {
+    const box = plane.querySelector('.plane-hit').getBoundingClientRect();
+    const cx = box.left + box.width / 2, cy = box.top + box.height / 2;
+    for (let k = 0; k < 16; k++) {
+      const a = k * Math.PI / 8, d = Math.max(box.width / 2 + 4, 0.5 * cell);
+      const x = cx + d * Math.cos(a), y = cy + d * Math.sin(a);
+      const hit = document.elementFromPoint(x, y);
+      if (hit && hit.closest('[data-testid=board]') && !hit.closest('.plane')) return {x, y, d, radius: box.width / 2};
+    }
+  }
+  return null;
+}"""
+
+
+def test_a_tap_beside_a_small_plane_on_a_phone_still_moves_it(browser: Any, server: Server) -> None:
+    """On a 390 px phone a plane is about 22 px across; a tap within 24 px of a legal
+    plane's centre picks it (or opens a chooser when two moves are as near)."""
+    tab = Page(browser, server.url, width=390, height=844)
+    set_up_game(tab, {"red": "human", "blue": "bot:random"})
+    tab.testid("auto-move").uncheck()
+    die = tab.testid("die")
+    near_taps = 0
+    for _ in range(300):
+        tab.wait_for(
+            "['ready', 'move', 'over'].includes(document.querySelector('[data-testid=die]').dataset.state)"
+            " && document.body.dataset.animating !== 'true'",
+            timeout=30_000,
+        )
+        state = die.get_attribute("data-state")
+        if state == "over" or near_taps >= 3:
+            break
+        if state == "ready":
+            die.click()
+            continue
+        spot = tab.page.evaluate(NEAR_MISS)
+        if spot is None:  # crowded: play it directly
+            tab.page.locator("[data-legal=true]").last.click()
+            continue
+        assert spot["d"] > spot["radius"]  # outside the plane's own circle
+        tab.page.mouse.click(spot["x"], spot["y"])
+        chooser = tab.testid("plane-chooser")
+        if chooser.count():
+            buttons = chooser.locator("button")
+            assert buttons.count() >= 2 and buttons.first.bounding_box()["height"] >= 44
+            buttons.first.click()
+        tab.wait_for("document.querySelector('[data-testid=die]').dataset.state !== 'move'", timeout=3_000)
+        near_taps += 1
+    assert near_taps >= 3
+    tab.close()

@@ -1,7 +1,10 @@
 // The SVG board: drawn from the server's layout, planes placed from progress values,
 // events animated, legal moves highlighted and previewed. It never decides a rule.
-import { s, PALETTE, SHAPE, PLANE_PATH, shapePath, COLOURS } from "./ui.js";
+import { h, s, PALETTE, SHAPE, PLANE_PATH, shapePath, COLOURS, colourIcon } from "./ui.js";
 import { t } from "./i18n.js";
+
+const TAP_REACH_PX = 24;   // a tap this near a legal plane's centre picks it: a 48 px target
+const AMBIGUOUS_PX = 8;    // two moves whose planes are this close in distance to the tap: ask
 
 const BASE_MS = { launch: 380, step: 185, jump: 460, flight: 1000, capture: 560, bounce: 320, finish: 420, regroup: 160 };
 
@@ -48,6 +51,8 @@ export class Board {
     this.gFx = s("g", { class: "layer-fx" });
     this.svg.append(this.gStatic, this.gPreview, this.gPlanes, this.gFx);
     this._drawStatic();
+    this.chooser = null;
+    this.svg.addEventListener("click", (e) => this._tapNear(e));
   }
 
   // ------------------------------------------------------------ geometry (layout only)
@@ -466,6 +471,7 @@ export class Board {
   /** moves: the snapshot's list for `colour`; onPick(move) is called on a click or key. */
   setLegal(colour, moves, onPick) {
     this.clearPreview();
+    this._closeChooser();
     for (const el of Object.values(this.els)) {
       el.removeAttribute("data-legal");
       el.removeAttribute("tabindex");
@@ -499,6 +505,55 @@ export class Board {
   _pick(colour, i) {
     const move = this.legal.get(`${colour}-${i}`);
     if (move && this.onPick) { this.clearPreview(); this.onPick(move); }
+  }
+
+  /** A tap that misses every plane picks the legal plane nearest to it, within reach:
+   *  on a phone a plane is about 22 px across, a finger needs 44. When two different
+   *  moves are about as near, a chooser asks which. */
+  _tapNear(e) {
+    if (!this.legal.size || !this.onPick) return;
+    if (e.target.closest && e.target.closest(".plane.legal")) return;  // the plane's own click
+    this._closeChooser();
+    const cell = this.svg.getBoundingClientRect().width / 15.1;
+    const reach = Math.max(TAP_REACH_PX, cell * 0.6);
+    const near = [];
+    for (const [key, move] of this.legal) {
+      const box = this.els[key].querySelector(".plane-hit").getBoundingClientRect();
+      const d = Math.hypot(e.clientX - (box.left + box.width / 2), e.clientY - (box.top + box.height / 2));
+      if (d <= reach) near.push({ key, move, d });
+    }
+    near.sort((a, b) => a.d - b.d);
+    const seen = new Set();
+    const choices = near.filter(({ move }) => {  // planes moving together, or alike, are one choice
+      const same = `${move.from}:${move.to}:${(move.planes || []).length}`;
+      return !seen.has(same) && seen.add(same);
+    });
+    if (!choices.length) return;
+    if (choices.length === 1 || choices[1].d - choices[0].d > AMBIGUOUS_PX) {
+      this.clearPreview();
+      this.onPick(choices[0].move);
+      return;
+    }
+    this._openChooser(choices.slice(0, 4), e);
+  }
+
+  _openChooser(choices, e) {
+    const frame = this.svg.parentElement;
+    if (!frame) return;
+    const at = frame.getBoundingClientRect();
+    const colour = this.legalColour;
+    const below = e.clientY - at.top < 140 ? " below" : "";  // near the top edge: open downwards
+    this.chooser = h("div", { class: `plane-chooser${below}`, role: "group", "data-testid": "plane-chooser", "aria-label": t("board.choose"),
+      style: `left:${e.clientX - at.left}px;top:${e.clientY - at.top}px` },
+      ...choices.map(({ key, move }) => h("button", { class: "btn", type: "button", "data-testid": `choose-${key}`,
+        onclick: (ev) => { ev.stopPropagation(); this._closeChooser(); this.clearPreview(); this.onPick(move); },
+        onmouseenter: () => this.preview(colour, move) },
+        colourIcon(colour, 16), t("board.plane-label", { colour: t(`colour.${colour}`), n: Number(key.split("-")[1]) + 1 }))));
+    frame.append(this.chooser);
+  }
+
+  _closeChooser() {
+    if (this.chooser) { this.chooser.remove(); this.chooser = null; }
   }
 
   _hover(colour, i, on) {
