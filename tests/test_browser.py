@@ -259,6 +259,10 @@ def test_keyboard_plays_and_phone_layout(browser: Any, server: Server) -> None:
             # no banner about another player hangs over this player's roll
             turn = tab.testid("turn").get_attribute("data-colour")
             assert tab.page.locator(f".banner:not(.banner-{turn})").count() == 0
+            # the board itself shows whose turn it is: that colour's corner, and only it
+            assert tab.testid("board").get_attribute("data-turn") == turn
+            assert tab.page.locator(".yard.turn").count() == 1
+            assert tab.page.locator(f".yard.turn.yard-{turn}").count() == 1
             tab.page.keyboard.press("Space")
         else:
             plane = tab.page.locator("[data-legal=true]").last.get_attribute("data-testid")

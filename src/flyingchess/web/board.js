@@ -110,6 +110,7 @@ export class Board {
       const x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
       const yard = s("g", { class: `yard yard-${colour}`, "data-colour": colour });
       yard.append(s("rect", { x: x0 - 1.86, y: y0 - 1.86, width: x1 - x0 + 3.72, height: y1 - y0 + 3.72, rx: 0.55, fill: p.light, stroke: p.mid, "stroke-width": 0.06 }));
+      yard.append(s("rect", { class: "yard-turn", x: x0 - 1.74, y: y0 - 1.74, width: x1 - x0 + 3.48, height: y1 - y0 + 3.48, rx: 0.48, fill: "none", stroke: p.main }));
       yard.append(s("rect", { x: x0 - 1.0, y: y0 - 1.0, width: x1 - x0 + 2.0, height: y1 - y0 + 2.0, rx: 0.75, fill: "#fff", stroke: p.main, "stroke-width": 0.09, opacity: 0.96 }));
       for (const q of c.hangar) {
         yard.append(s("circle", { cx: q[0], cy: q[1], r: 0.6, fill: p.light, stroke: p.mid, "stroke-width": 0.06, "stroke-dasharray": "0.12 0.09" }));
@@ -134,7 +135,7 @@ export class Board {
         const q = lane[i];
         g.append(s("rect", { x: q[0] - 0.45, y: q[1] - 0.45, width: 0.9, height: 0.9, rx: 0.16, fill: p.mid, stroke: p.main, "stroke-width": 0.05 }));
         const ang = angleTo(q, lane[i + 1]);
-        g.append(s("path", { d: "M-0.12,0.06 L0,-0.07 L0.12,0.06", fill: "none", stroke: "#fff", "stroke-width": 0.06, "stroke-linecap": "round", opacity: 0.85, transform: `translate(${q[0]} ${q[1]}) rotate(${ang})` }));
+        g.append(s("path", { d: "M-0.12,0.06 L0,-0.07 L0.12,0.06", fill: "none", stroke: p.dark, "stroke-width": 0.06, "stroke-linecap": "round", opacity: 0.85, transform: `translate(${q[0]} ${q[1]}) rotate(${ang})` }));
       }
     }
     // centre: four triangles pointing in, each colour on its own arm's side
@@ -159,12 +160,12 @@ export class Board {
       const ang = angleTo(q, next);
       g.append(s("rect", { x: q[0] - 0.46, y: q[1] - 0.46, width: 0.92, height: 0.92, rx: 0.18, fill: p.main, stroke: p.dark, "stroke-opacity": 0.35, "stroke-width": 0.04, class: "ring-cell" }));
       if (cell.pad) {
-        g.append(s("path", { d: PLANE_PATH, fill: "#fff", opacity: 0.92, transform: `translate(${q[0]} ${q[1]}) scale(0.78) rotate(${angleTo(q, L.colours[cell.colour].flight.control)})` }));
+        g.append(s("path", { d: PLANE_PATH, fill: p.on, opacity: 0.92, transform: `translate(${q[0]} ${q[1]}) scale(0.78) rotate(${angleTo(q, L.colours[cell.colour].flight.control)})` }));
       } else if (cell.turn) {
         const lane0 = L.colours[cell.colour].lane[0];
-        g.append(s("path", { d: "M0,0.2 L0,-0.16 M-0.14,-0.03 L0,-0.18 L0.14,-0.03", fill: "none", stroke: "#fff", "stroke-width": 0.08, "stroke-linecap": "round", "stroke-linejoin": "round", transform: `translate(${q[0]} ${q[1]}) rotate(${angleTo(q, lane0)})` }));
+        g.append(s("path", { d: "M0,0.2 L0,-0.16 M-0.14,-0.03 L0,-0.18 L0.14,-0.03", fill: "none", stroke: p.on, "stroke-width": 0.08, "stroke-linecap": "round", "stroke-linejoin": "round", transform: `translate(${q[0]} ${q[1]}) rotate(${angleTo(q, lane0)})` }));
       } else if (cell.jump) {
-        g.append(s("path", { d: "M-0.13,0.02 L0,-0.1 L0.13,0.02 M-0.13,0.14 L0,0.02 L0.13,0.14", fill: "none", stroke: "#fff", "stroke-width": 0.055, "stroke-linecap": "round", "stroke-linejoin": "round", opacity: 0.42, transform: `translate(${q[0]} ${q[1]}) rotate(${ang}) scale(0.85)` }));
+        g.append(s("path", { d: "M-0.13,0.02 L0,-0.1 L0.13,0.02 M-0.13,0.14 L0,0.02 L0.13,0.14", fill: "none", stroke: p.on, "stroke-width": 0.055, "stroke-linecap": "round", "stroke-linejoin": "round", opacity: 0.6, transform: `translate(${q[0]} ${q[1]}) rotate(${ang}) scale(0.85)` }));
       }
     }
     // flight curves (dashed) and the crossing cells they pass over
@@ -467,6 +468,14 @@ export class Board {
   }
 
   // ------------------------------------------------------------ legal moves and preview
+
+  /** Whose turn it is, on the board itself (the side panel sits below it on a phone):
+   *  that colour's corner glows. */
+  setTurn(colour) {
+    if ((this.svg.dataset.turn || "") === (colour || "")) return;
+    this.svg.dataset.turn = colour || "";
+    for (const [c, yard] of Object.entries(this.yards)) yard.classList.toggle("turn", c === colour);
+  }
 
   /** moves: the snapshot's list for `colour`; onPick(move) is called on a click or key. */
   setLegal(colour, moves, onPick) {

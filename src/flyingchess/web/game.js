@@ -358,6 +358,7 @@ export function mountGame(root, app, gameId) {
 
   function renderTurn() {
     const colour = snap && snap.phase === "over" && !running ? snap.state.winner : shownTurn;
+    board.setTurn(snap && snap.phase === "over" && !running ? null : colour);
     turnCard.replaceChildren();
     if (!colour) return;
     turnCard.dataset.colour = colour;

@@ -4,11 +4,12 @@ import { t, tNodes, has } from "./i18n.js";
 export const SVG_NS = "http://www.w3.org/2000/svg";
 export const COLOURS = ["red", "yellow", "blue", "green"];
 export const PALETTE = {
-  red: { main: "#e5484d", dark: "#a51d26", light: "#fde5e4", mid: "#f4a6a6", glow: "#ffd0cf" },
-  yellow: { main: "#f5b400", dark: "#8a5a00", light: "#fff3c9", mid: "#fbd467", glow: "#ffe9a6" },
-  blue: { main: "#3e63dd", dark: "#1f3a96", light: "#e2e8fd", mid: "#9fb3f1", glow: "#cfdafc" },
-  green: { main: "#30a46c", dark: "#17643d", light: "#daf2e4", mid: "#8ed1ae", glow: "#c4ecd5" },
+  red: { main: "#e5484d", dark: "#a51d26", light: "#fde5e4", mid: "#f4a6a6", glow: "#ffd0cf", on: "#fff" },
+  yellow: { main: "#f5b400", dark: "#8a5a00", light: "#fff3c9", mid: "#fbd467", glow: "#ffe9a6", on: "#4d3300" },
+  blue: { main: "#3e63dd", dark: "#1f3a96", light: "#e2e8fd", mid: "#9fb3f1", glow: "#cfdafc", on: "#fff" },
+  green: { main: "#30a46c", dark: "#17643d", light: "#daf2e4", mid: "#8ed1ae", glow: "#c4ecd5", on: "#fff" },
 };
+// `on`: the mark drawn on a cell of the colour (white on yellow was about 1.9:1)
 /** A distinct mark per colour, so colour-blind players can tell the planes apart. */
 export const SHAPE = { red: "circle", yellow: "triangle", blue: "square", green: "diamond" };
 
