@@ -534,3 +534,21 @@ def test_a_tap_beside_a_small_plane_on_a_phone_still_moves_it(browser: Any, serv
         near_taps += 1
     assert near_taps >= 3
     tab.close()
+
+
+def test_sound_waits_for_a_gesture_and_its_switch_is_remembered(browser: Any, server: Server) -> None:
+    tab = Page(browser, server.url)
+    tab.page.wait_for_selector("body[data-screen=home]")
+    sound = "document.body.dataset.sound"
+    assert tab.page.evaluate(sound) == "locked"  # no sound before the first tap or key
+    set_up_game(tab, {"red": "human", "blue": "bot:random"}, speed="fast")
+    assert tab.page.evaluate(sound) == "on"
+    tab.testid("die").click()  # a roll with sound on: nothing in the console
+    tab.testid("sound").uncheck()
+    assert tab.page.evaluate(sound) == "muted"
+    tab.page.reload()
+    tab.page.wait_for_selector("body[data-screen=game]")
+    assert tab.page.evaluate(sound) == "locked" and not tab.testid("sound").is_checked()
+    tab.testid("hint").click()
+    assert tab.page.evaluate(sound) == "muted"
+    tab.close()

@@ -6,10 +6,14 @@ import { mountSetup } from "./setup.js";
 import { mountGame } from "./game.js";
 import { mountReplay } from "./replay.js";
 import { mountJoin } from "./join.js";
+import { unlockSound, showSoundState } from "./sound.js";
 
 // An error nothing caught is in the console already; the player sees a notice too.
 window.addEventListener("error", showFault);
 window.addEventListener("unhandledrejection", showFault);
+// Sound may start with the first tap or key, never before.
+window.addEventListener("pointerdown", unlockSound, { once: true });
+window.addEventListener("keydown", unlockSound, { once: true });
 
 const main = document.getElementById("main");
 let current = null;
@@ -64,6 +68,7 @@ function route() {
 
 async function start() {
   document.body.dataset.animating = "false";
+  showSoundState();
   await setLang(detectLang());
   buildHeader();
   let res = await api("GET", "/api/meta");

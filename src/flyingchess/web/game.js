@@ -4,6 +4,7 @@ import { Board } from "./board.js";
 import { GameSocket, getSeatToken, saveSeatToken, dropSeatToken, keepHostToken, hostHeaders } from "./net.js";
 import { t, tNodes, lang, has, onLangChange } from "./i18n.js";
 import { settings, saveSetting, oneChoice } from "./settings.js";
+import { playSound, vibrate, showSoundState } from "./sound.js";
 import {
   h, s, api, fetchReplay, toast, errorText, colourIcon, colourChip, dieFace, setDieFace, seatLabel, botLabel,
   rulesSummary, formatEvents, medal, trophySvg, looksLocal, copyText, presenceDot, REACTIONS, PALETTE,
@@ -80,6 +81,11 @@ export function mountGame(root, app, gameId) {
     onchange: () => { saveSetting("autoMove", autoMoveBox.checked); updateControls(); } });
   const autoMoveText = h("span", {});
   const autoMoveLabel = h("label", { class: "auto-move" }, autoMoveBox, autoMoveText);
+  const soundBox = h("input", { type: "checkbox", "data-testid": "sound", checked: settings().sound,
+    onchange: () => { saveSetting("sound", soundBox.checked); showSoundState(); } });
+  const soundText = h("span", {});
+  const soundLabel = h("label", { class: "auto-move" }, soundBox, soundText);
+  let buzzedFor = null;
   let autoMoveTimer = null;
   let autoMoveFor = null;
   const startBtn = h("button", { class: "btn btn-primary start-game", type: "button", "data-testid": "start-game", hidden: true,
@@ -95,7 +101,7 @@ export function mountGame(root, app, gameId) {
   const panel = h("aside", { class: "panel" },
     h("div", { class: "panel-bar" }, homeBtn, h("div", { class: "spacer" }), inviteBtn, replayLink, download),
     inviteCard,
-    h("div", { class: "card play-card" }, h("div", { class: "turn-wrap" }, turnCard, timerBar), h("div", { class: "die-row" }, dieBtn, hint), autoMoveLabel, startBtn, roleLine, playersBox),
+    h("div", { class: "card play-card" }, h("div", { class: "turn-wrap" }, turnCard, timerBar), h("div", { class: "die-row" }, dieBtn, hint), h("div", { class: "toggles" }, autoMoveLabel, soundLabel), startBtn, roleLine, playersBox),
     chatCard,
     h("div", { class: "card log-card" }, h("div", { class: "card-head" }, logTitle, speedLabel), logList),
     h("div", { class: "card" }, rulesTitle, rulesBox),
@@ -116,6 +122,7 @@ export function mountGame(root, app, gameId) {
     speedLabel.replaceChildren(h("span", {}, t("game.speed")), speedSel);
     dieBtn.setAttribute("aria-label", t("game.die-label"));
     autoMoveText.textContent = t("game.auto-move");
+    soundText.textContent = t("game.sound");
     conn.textContent = t("game.reconnecting");
     inviteBtn.replaceChildren(h("span", { class: "btn-glyph", "aria-hidden": "true" }, plusSvg()), t("invite.button"));
     chatTitle.textContent = t("chat.title");
@@ -280,6 +287,8 @@ export function mountGame(root, app, gameId) {
       board.hurry = hurry && f0 !== 0 ? true : board.hurry;
       const f = hurry ? 0 : f0;
       while (logged && li < lines.length && lines[li].index <= k) appendLog(lines[li++]);
+      if (f > 0) playSound(ev.type);
+      if (f > 0 && ev.type === "capture") vibrate(80);
       await uiEvent(ev, f);
       await board.animate(ev, f);
     }
@@ -395,6 +404,7 @@ export function mountGame(root, app, gameId) {
     }
     dieBtn.dataset.choices = state === "move" ? (oneChoice(snap.moves) ? "one" : "several") : "none";
     if (state === "ready") clearBanners(snap.state.turn);  // "No move" never hangs over the next player's roll
+    if (state === "ready" && buzzedFor !== snap.actions) { buzzedFor = snap.actions; vibrate(40); }  // your turn
     autoMove(state);
     if (snap) {
       dieBtn.style.setProperty("--c", PALETTE[snap.state.turn || snap.state.winner || "red"].main);

@@ -4,6 +4,7 @@
 const KEY = "flyingchess.settings";
 const DEFAULTS = Object.freeze({
   autoMove: true,  // play the move when there is only one choice, as the popular apps do
+  sound: true,     // sounds and vibration (after the first tap: browsers allow no sooner)
 });
 
 let current = null;
