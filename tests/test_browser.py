@@ -552,3 +552,15 @@ def test_sound_waits_for_a_gesture_and_its_switch_is_remembered(browser: Any, se
     tab.testid("hint").click()
     assert tab.page.evaluate(sound) == "muted"
     tab.close()
+
+
+def test_the_page_can_be_installed_on_a_home_screen(browser: Any, server: Server) -> None:
+    """Chromium's own verdict on the manifest and its icons (a test browser is always
+    incognito, which is the only objection allowed)."""
+    tab = Page(browser, server.url)
+    tab.page.wait_for_selector("body[data-screen=home]")
+    devtools = tab.context.new_cdp_session(tab.page)
+    assert devtools.send("Page.getAppManifest")["errors"] == []
+    objections = {error["errorId"] for error in devtools.send("Page.getInstallabilityErrors")["installabilityErrors"]}
+    assert objections <= {"in-incognito"}, objections
+    tab.close()

@@ -351,3 +351,17 @@ def test_meta_says_local_and_the_invite_address(tmp_path: Path) -> None:
         meta = lan.get("/api/meta").json()
         assert meta["local"] is False and meta["invite_base"] == "http://192.0.2.7:8000"
     store.close()
+
+
+def test_the_manifest_names_icons_that_exist_at_their_sizes(client: TestClient) -> None:
+    response = client.get("/static/manifest.webmanifest")
+    assert response.status_code == 200 and response.headers["content-type"].startswith("application/manifest+json")
+    manifest = response.json()
+    assert manifest["display"] == "standalone" and manifest["start_url"] == "/"
+    for icon in manifest["icons"]:
+        image = client.get(icon["src"])
+        assert image.status_code == 200 and image.headers["content-type"].startswith(icon["type"])
+        if icon["type"] == "image/png":  # width and height from the PNG header
+            width, height = int.from_bytes(image.content[16:20]), int.from_bytes(image.content[20:24])
+            assert f"{width}x{height}" == icon["sizes"]
+    assert 'rel="manifest"' in client.get("/").text
