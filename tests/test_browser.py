@@ -306,6 +306,11 @@ def test_load_a_record_to_watch_or_continue_and_refuse_a_bad_one(browser: Any, s
     tab.testid("load-record").set_input_files(str(foreign))
     error = tab.testid("load-error")
     error.wait_for()
+    # the notice that says so lets taps through to whatever lies under it
+    toast = tab.testid("toast").last
+    box = toast.bounding_box()
+    under = "([x, y]) => !document.elementFromPoint(x, y).closest('.toast')"
+    assert tab.page.evaluate(under, [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2])
     detail = tab.testid("load-error-detail")
     assert not detail.locator("code").is_visible()
     detail.locator("summary").click()

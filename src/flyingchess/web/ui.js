@@ -132,7 +132,7 @@ export function toast(message, kind = "info") {
   if (!box) return;
   const el = h("div", { class: `toast toast-${kind}`, role: "status", "data-testid": "toast" }, message);
   box.append(el);
-  while (box.children.length > 4) box.firstElementChild.remove();
+  while (box.children.length > 2) box.firstElementChild.remove();  // two at most: notices never pile up
   setTimeout(() => el.classList.add("toast-out"), 3600);
   setTimeout(() => el.remove(), 4000);
 }
