@@ -330,15 +330,20 @@ export function mountGame(root, app, gameId) {
     dieBtn.dataset.value = String(value);
     if (f <= 0) { setDieFace(dieSvg, value); return; }
     rolling = true;
+    const dur = 520 * f;
+    dieBtn.style.setProperty("--roll-ms", `${Math.round(dur)}ms`);
     dieBtn.classList.add("rolling");
     const start = performance.now();
-    const dur = 520 * f;
     let lastFace = 0;
-    await board.tween(dur, () => {
-      const k = (performance.now() - start) / dur;
-      if (k < 0.85) {
-        const face = 1 + Math.floor(Math.random() * 6);
-        if (face !== lastFace) { setDieFace(dieSvg, face); lastFace = face; }
+    let shownAt = -Infinity;
+    await board.tween(dur, () => {  // the face changes as the die turns over, not every frame
+      const now = performance.now();
+      if (now - start < dur * 0.7 && now - shownAt > 110) {
+        let face = 1 + Math.floor(Math.random() * 6);
+        if (face === lastFace) face = (face % 6) + 1;
+        setDieFace(dieSvg, face);
+        lastFace = face;
+        shownAt = now;
       }
     });
     setDieFace(dieSvg, value);
