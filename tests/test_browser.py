@@ -569,3 +569,29 @@ def test_the_page_can_be_installed_on_a_home_screen(browser: Any, server: Server
     objections = {error["errorId"] for error in devtools.send("Page.getInstallabilityErrors")["installabilityErrors"]}
     assert objections <= {"in-incognito"}, objections
     tab.close()
+
+
+def test_settings_are_reached_from_any_screen_and_kept(browser: Any, server: Server) -> None:
+    tab = Page(browser, server.url, width=390, height=844)
+    tab.page.wait_for_selector("body[data-screen=home]")
+    tab.testid("settings").click()
+    tab.page.wait_for_selector("body[data-screen=settings]")
+    tab.testid("pref-sound").uncheck()
+    tab.testid("pref-auto-move").uncheck()
+    tab.testid("pref-motion").select_option("reduced")
+    assert tab.page.evaluate("document.documentElement.dataset.motion") == "reduced"
+    tab.testid("pref-language").select_option("vi")
+    tab.wait_for("document.documentElement.lang === 'vi'")
+    tab.testid("pref-done").click()
+    tab.page.wait_for_selector("body[data-screen=home]")
+    set_up_game(tab, {"red": "human", "blue": "bot:random"})
+    # the game's own switches show the same settings; the header reaches them from here too
+    assert not tab.testid("sound").is_checked() and not tab.testid("auto-move").is_checked()
+    tab.page.reload()
+    tab.page.wait_for_selector("body[data-screen=game]")
+    assert tab.page.evaluate("document.documentElement.dataset.motion") == "reduced"
+    tab.testid("settings").click()
+    tab.page.wait_for_selector("body[data-screen=settings]")
+    assert tab.testid("pref-motion").input_value() == "reduced" and not tab.testid("pref-sound").is_checked()
+    assert tab.page.evaluate(OVERFLOW) == []
+    tab.close()

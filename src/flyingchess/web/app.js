@@ -1,12 +1,14 @@
 // Start-up, hash routing (#/, #/new, #/game/ID, #/join/ID, #/replay/ID), the header and the language switcher.
 import { LANGS, detectLang, setLang, lang, t, onLangChange } from "./i18n.js";
-import { h, api, logoSvg, toast, globeSvg, reportError, showFault } from "./ui.js";
+import { h, api, logoSvg, toast, globeSvg, gearSvg, reportError, showFault } from "./ui.js";
 import { mountHome } from "./home.js";
 import { mountSetup } from "./setup.js";
 import { mountGame } from "./game.js";
 import { mountReplay } from "./replay.js";
 import { mountJoin } from "./join.js";
 import { unlockSound, showSoundState } from "./sound.js";
+import { applyMotion } from "./settings.js";
+import { mountPreferences } from "./preferences.js";
 
 // An error nothing caught is in the console already; the player sees a notice too.
 window.addEventListener("error", showFault);
@@ -38,12 +40,15 @@ function buildHeader() {
     setLang(select.value);
   });
   const brand = h("a", { class: "brand", href: "#/" }, logoSvg(34), h("span", { class: "brand-name" }));
+  const gear = h("a", { class: "btn btn-ghost btn-icon settings-link", href: "#/settings", "data-testid": "settings" }, gearSvg(20));
   const header = h("header", { class: "top" }, brand, h("div", { class: "spacer" }),
-    h("label", { class: "lang" }, h("span", { class: "lang-globe", "aria-hidden": "true" }, globeSvg(18)), select));
+    h("label", { class: "lang" }, h("span", { class: "lang-globe", "aria-hidden": "true" }, globeSvg(18)), select), gear);
   const relabel = () => {
     brand.querySelector(".brand-name").textContent = t("app.title");
     select.value = lang();
     select.setAttribute("aria-label", t("nav.language"));
+    gear.setAttribute("aria-label", t("prefs.title"));
+    gear.title = t("prefs.title");
     document.title = t("app.title");
   };
   onLangChange(relabel);
@@ -62,6 +67,7 @@ function route() {
   else if (parts[0] === "game" && parts[1]) { screen = "game"; current = mountGame(main, app, parts[1]); }
   else if (parts[0] === "join" && parts[1]) { screen = "join"; current = mountJoin(main, app, parts[1]); }
   else if (parts[0] === "replay" && parts[1]) { screen = "replay"; current = mountReplay(main, app, parts[1]); }
+  else if (parts[0] === "settings") { screen = "settings"; current = mountPreferences(main, app); }
   else { current = mountHome(main, app); }
   document.body.dataset.screen = screen;
 }
@@ -69,6 +75,8 @@ function route() {
 async function start() {
   document.body.dataset.animating = "false";
   showSoundState();
+  applyMotion();
+  window.matchMedia?.("(prefers-reduced-motion: reduce)").addEventListener?.("change", applyMotion);
   await setLang(detectLang());
   buildHeader();
   let res = await api("GET", "/api/meta");

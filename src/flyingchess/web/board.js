@@ -306,7 +306,7 @@ export class Board {
 
   tween(ms, fn) {
     return new Promise((resolve) => {
-      if (ms <= 0 || this.hurry || document.hidden) { fn(1); resolve(); return; }
+      if (ms <= 0 || this.hurry || document.hidden || document.documentElement.dataset.motion === "reduced") { fn(1); resolve(); return; }
       const t0 = performance.now();
       const frame = (now) => {
         let k = Math.min(1, (now - t0) / ms);

@@ -5,6 +5,7 @@ const KEY = "flyingchess.settings";
 const DEFAULTS = Object.freeze({
   autoMove: true,  // play the move when there is only one choice, as the popular apps do
   sound: true,     // sounds and vibration (after the first tap: browsers allow no sooner)
+  motion: "system",  // animations: "system" (as the device says), "reduced" or "full"
 });
 
 let current = null;
@@ -32,4 +33,16 @@ export function oneChoice(moves) {
   if (!moves || !moves.length) return false;
   const key = (m) => `${m.from}:${m.to}:${(m.planes || []).length}`;
   return moves.every((m) => key(m) === key(moves[0]));
+}
+
+/** Whether animations are reduced: the player's choice, else the device's setting. */
+export function reducedMotion() {
+  const choice = settings().motion;
+  if (choice === "reduced" || choice === "full") return choice === "reduced";
+  return !!(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
+}
+
+/** html[data-motion] follows the setting: the style sheet stills animations by it. */
+export function applyMotion() {
+  document.documentElement.dataset.motion = reducedMotion() ? "reduced" : "full";
 }

@@ -258,6 +258,8 @@ export const copySvg = (size = 16) => icon(size, "M9 9 H19 V19 H9Z", "M5 15 V5 H
 export const homeSvg = (size = 16) => icon(size, "M3.5 11 L12 4 L20.5 11", "M6 9.5 V20 H18 V9.5 M10 20 V14 H14 V20");
 export const downloadSvg = (size = 16) => icon(size, "M12 4 V15 M7 10.5 L12 15.5 L17 10.5", "M5 19.5 H19");
 export const replaySvg = (size = 16) => icon(size, "M4.5 12 A7.5 7.5 0 1 0 7 6.4", "M3.5 4.5 L7.5 6.5 L5.8 10.4");
+export const gearSvg = (size = 16) => icon(size, "M12 8.5 A3.5 3.5 0 1 0 12.01 8.5Z",
+  "M12 2.5 V5 M12 19 V21.5 M2.5 12 H5 M19 12 H21.5 M5.3 5.3 L7 7 M17 17 L18.7 18.7 M5.3 18.7 L7 17 M17 7 L18.7 5.3");
 export const plusSvg = (size = 16) => icon(size, "M12 5 V19", "M5 12 H19");
 export const linkSvg = (size = 16) => icon(size, "M10 14 A4 4 0 0 0 15.7 14 L18.5 11.2 A4 4 0 0 0 12.8 5.5 L11.5 6.8", "M14 10 A4 4 0 0 0 8.3 10 L5.5 12.8 A4 4 0 0 0 11.2 18.5 L12.5 17.2");
 

@@ -1,0 +1,47 @@
+// The settings screen (#/settings): language, sound, auto-move and animations, kept in
+// this browser. The game screen has the sound and auto-move switches too; both read
+// and write the same settings (settings.js).
+import { LANGS, lang, setLang, t, onLangChange } from "./i18n.js";
+import { h } from "./ui.js";
+import { settings, saveSetting, applyMotion } from "./settings.js";
+import { showSoundState } from "./sound.js";
+
+const MOTIONS = ["system", "reduced", "full"];
+
+export function mountPreferences(root, app) {
+  const language = h("select", { class: "select", "data-testid": "pref-language",
+    onchange: () => setLang(language.value) }, ...LANGS.map((l) => h("option", { value: l.code }, l.label)));
+  const sound = h("input", { type: "checkbox", "data-testid": "pref-sound", checked: settings().sound,
+    onchange: () => { saveSetting("sound", sound.checked); showSoundState(); } });
+  const autoMove = h("input", { type: "checkbox", "data-testid": "pref-auto-move", checked: settings().autoMove,
+    onchange: () => saveSetting("autoMove", autoMove.checked) });
+  const motion = h("select", { class: "select", "data-testid": "pref-motion",
+    onchange: () => { saveSetting("motion", motion.value); applyMotion(); } });
+  const back = h("button", { class: "btn btn-primary", type: "button", "data-testid": "pref-done",
+    onclick: () => (history.length > 1 ? history.back() : app.go("#/")) });
+  const title = h("h2", { class: "card-title" });
+  const labels = { language: h("span", {}), sound: h("span", {}), autoMove: h("span", {}), motion: h("span", {}) };
+  const row = (label, control) => h("label", { class: "pref-row" }, label, control);
+  root.replaceChildren(h("section", { class: "screen prefs-screen" },
+    h("div", { class: "card prefs-card" }, title,
+      row(labels.language, language),
+      row(labels.sound, sound),
+      row(labels.autoMove, autoMove),
+      row(labels.motion, motion),
+      h("div", { class: "prefs-actions" }, back))));
+
+  function relabel() {
+    title.textContent = t("prefs.title");
+    labels.language.textContent = t("nav.language");
+    labels.sound.textContent = t("game.sound");
+    labels.autoMove.textContent = t("game.auto-move");
+    labels.motion.textContent = t("prefs.motion");
+    language.value = lang();
+    motion.replaceChildren(...MOTIONS.map((m) => h("option", { value: m }, t(`prefs.motion-${m}`))));
+    motion.value = settings().motion;
+    back.textContent = t("prefs.done");
+  }
+  const off = onLangChange(relabel);
+  relabel();
+  return { destroy() { off(); } };
+}
