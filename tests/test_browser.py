@@ -491,6 +491,7 @@ NEAR_MISS = """() => {
   // a point beside a legal plane, outside its own hit circle and off every plane
   const cell = document.querySelector('[data-testid=board]').getBoundingClientRect().width / 15.1;
   for (const plane of document.querySelectorAll('.plane.legal')) {
+    plane.scrollIntoView({ block: 'center' });  // the player looks at the board to tap it
     const box = plane.querySelector('.plane-hit').getBoundingClientRect();
     const cx = box.left + box.width / 2, cy = box.top + box.height / 2;
     for (let k = 0; k < 16; k++) {
@@ -594,4 +595,23 @@ def test_settings_are_reached_from_any_screen_and_kept(browser: Any, server: Ser
     tab.page.wait_for_selector("body[data-screen=settings]")
     assert tab.testid("pref-motion").input_value() == "reduced" and not tab.testid("pref-sound").is_checked()
     assert tab.page.evaluate(OVERFLOW) == []
+    tab.close()
+
+
+def test_how_to_play_shows_beside_the_first_game_until_dismissed(browser: Any, server: Server) -> None:
+    tab = Page(browser, server.url, width=390, height=844)
+    set_up_game(tab, {"red": "human", "blue": "bot:random"})
+    howto = tab.testid("howto")
+    assert howto.is_visible() and howto.locator("li").count() == 4
+    tab.testid("die").click()  # it never stands in the way of play
+    tab.testid("howto-done").click()
+    assert tab.testid("howto").count() == 0
+    tab.page.reload()
+    tab.page.wait_for_selector("body[data-screen=game]")
+    assert tab.testid("howto").count() == 0  # remembered
+    tab.testid("settings").click()
+    tab.testid("pref-howto").click()  # brought back from the settings screen
+    tab.testid("pref-done").click()
+    tab.page.wait_for_selector("body[data-screen=game]")
+    tab.testid("howto").wait_for()
     tab.close()

@@ -5,6 +5,7 @@ import { GameSocket, getSeatToken, saveSeatToken, dropSeatToken, keepHostToken, 
 import { t, tNodes, lang, has, onLangChange } from "./i18n.js";
 import { settings, saveSetting, oneChoice } from "./settings.js";
 import { playSound, vibrate, showSoundState } from "./sound.js";
+import { howToCard } from "./howto.js";
 import {
   h, s, api, fetchReplay, toast, errorText, colourIcon, colourChip, dieFace, setDieFace, seatLabel, botLabel,
   rulesSummary, formatEvents, medal, trophySvg, looksLocal, copyText, presenceDot, REACTIONS, PALETTE,
@@ -98,10 +99,12 @@ export function mountGame(root, app, gameId) {
   const logTitle = h("h3", { class: "card-title" });
   const rulesTitle = h("h3", { class: "card-title" });
 
+  const howTo = howToCard();  // the first game only
   const panel = h("aside", { class: "panel" },
     h("div", { class: "panel-bar" }, homeBtn, h("div", { class: "spacer" }), inviteBtn, replayLink, download),
     inviteCard,
     h("div", { class: "card play-card" }, h("div", { class: "turn-wrap" }, turnCard, timerBar), h("div", { class: "die-row" }, dieBtn, hint), h("div", { class: "toggles" }, autoMoveLabel, soundLabel), startBtn, roleLine, playersBox),
+    howTo,  // below the die: on a phone nothing comes between the board and the die
     chatCard,
     h("div", { class: "card log-card" }, h("div", { class: "card-head" }, logTitle, speedLabel), logList),
     h("div", { class: "card" }, rulesTitle, rulesBox),
@@ -873,6 +876,7 @@ export function mountGame(root, app, gameId) {
   return {
     destroy() {
       destroyed = true;
+      if (howTo) howTo.destroy();
       clearInterval(clock);
       clearTimeout(autoMoveTimer);
       if (inviteQr.src.startsWith("blob:")) URL.revokeObjectURL(inviteQr.src);

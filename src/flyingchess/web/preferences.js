@@ -17,6 +17,8 @@ export function mountPreferences(root, app) {
     onchange: () => saveSetting("autoMove", autoMove.checked) });
   const motion = h("select", { class: "select", "data-testid": "pref-motion",
     onchange: () => { saveSetting("motion", motion.value); applyMotion(); } });
+  const howTo = h("button", { class: "btn", type: "button", "data-testid": "pref-howto",
+    onclick: () => { saveSetting("seenHowTo", false); howTo.disabled = true; } });
   const back = h("button", { class: "btn btn-primary", type: "button", "data-testid": "pref-done",
     onclick: () => (history.length > 1 ? history.back() : app.go("#/")) });
   const title = h("h2", { class: "card-title" });
@@ -28,7 +30,7 @@ export function mountPreferences(root, app) {
       row(labels.sound, sound),
       row(labels.autoMove, autoMove),
       row(labels.motion, motion),
-      h("div", { class: "prefs-actions" }, back))));
+      h("div", { class: "prefs-actions" }, howTo, back))));
 
   function relabel() {
     title.textContent = t("prefs.title");
@@ -40,6 +42,8 @@ export function mountPreferences(root, app) {
     motion.replaceChildren(...MOTIONS.map((m) => h("option", { value: m }, t(`prefs.motion-${m}`))));
     motion.value = settings().motion;
     back.textContent = t("prefs.done");
+    howTo.textContent = t("prefs.howto");
+    howTo.disabled = !settings().seenHowTo;
   }
   const off = onLangChange(relabel);
   relabel();

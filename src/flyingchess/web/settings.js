@@ -6,6 +6,7 @@ const DEFAULTS = Object.freeze({
   autoMove: true,  // play the move when there is only one choice, as the popular apps do
   sound: true,     // sounds and vibration (after the first tap: browsers allow no sooner)
   motion: "system",  // animations: "system" (as the device says), "reduced" or "full"
+  seenHowTo: false,  // the four lines of how to play, shown beside the first game
 });
 
 let current = null;
