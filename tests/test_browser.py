@@ -615,3 +615,17 @@ def test_how_to_play_shows_beside_the_first_game_until_dismissed(browser: Any, s
     tab.page.wait_for_selector("body[data-screen=game]")
     tab.testid("howto").wait_for()
     tab.close()
+
+
+def test_local_players_are_named_at_setup_and_the_names_are_remembered(browser: Any, server: Server) -> None:
+    tab = Page(browser, server.url)
+    tab.testid("new-game").click()
+    tab.page.wait_for_selector("body[data-screen=new]")
+    tab.testid("name-red").fill("Ana")
+    tab.testid("start").click()
+    tab.page.wait_for_selector("body[data-screen=game]")
+    assert "Ana" in tab.page.locator(".players").inner_text()
+    tab.page.goto(server.url + "/#/new")
+    tab.page.wait_for_selector("body[data-screen=new]")
+    assert tab.testid("name-red").input_value() == "Ana"
+    tab.close()

@@ -365,3 +365,14 @@ def test_the_manifest_names_icons_that_exist_at_their_sizes(client: TestClient) 
             width, height = int.from_bytes(image.content[16:20]), int.from_bytes(image.content[20:24])
             assert f"{width}x{height}" == icon["sizes"]
     assert 'rel="manifest"' in client.get("/").text
+
+
+def test_local_players_may_be_named_and_a_bad_name_is_refused(client: TestClient) -> None:
+    created = new_game(client, {"red": {"kind": "human", "name": "  Ana  "}, "blue": {"kind": "human"}})
+    seats = created["game"]["seats"]
+    assert seats["red"]["name"] == "Ana" and "name" not in seats["blue"]
+    refused = client.post(
+        "/api/games", json={"players": ["red", "blue"], "seats": {"red": {"kind": "human", "name": "x" * 25}}}
+    )
+    assert refused.status_code == 400 and "seat red: name" in refused.json()["error"]["message"]
+    assert len(client.get("/api/games").json()["games"]) == 1

@@ -332,7 +332,8 @@ def _not_playable(bot: Any) -> str:
 
 
 def parse_seats(players: tuple[str, ...], seats: Any) -> dict[str, dict[str, str]]:
-    """Seats for a new game: each colour human, or a registered bot."""
+    """Seats for a new game: each colour human (with a name, optionally), open, or a
+    registered bot."""
     if seats is None:
         return {colour: {"kind": "human"} for colour in players}
     if not isinstance(seats, dict):
@@ -348,6 +349,8 @@ def parse_seats(players: tuple[str, ...], seats: Any) -> dict[str, dict[str, str
             out[colour] = {"kind": "bot", "bot": str(seat["bot"])}
         else:
             out[colour] = {"kind": str(seat["kind"])}
+            if seat["kind"] == "human" and seat.get("name") not in (None, ""):  # a local player's name
+                out[colour]["name"] = clean_text(seat["name"], f"seat {colour}: name", NAME_LIMIT)
     unknown = [colour for colour in seats if colour not in players]
     if unknown:
         raise ProtocolError(

@@ -6,6 +6,16 @@ import { keepHostToken } from "./net.js";
 const TIMERS = [0, 30, 60, 120];
 const DEFAULT_COLOURS = { 2: ["red", "blue"], 3: ["red", "yellow", "blue"], 4: ["red", "yellow", "blue", "green"] };
 
+const NAMES_KEY = "flyingchess.local-names";
+
+function savedNames() {
+  try { return JSON.parse(localStorage.getItem(NAMES_KEY) || "{}") || {}; } catch { return {}; }  // unreadable: none
+}
+
+function saveNames(names) {
+  try { localStorage.setItem(NAMES_KEY, JSON.stringify(names)); } catch { /* storage off: typed again next time */ }
+}
+
 export function mountSetup(root, app) {
   const meta = app.meta;
   const bots = (meta.bots || []).filter((b) => b.available !== false);  // a bot whose extra is missing cannot play here
@@ -19,6 +29,7 @@ export function mountSetup(root, app) {
   const form = {
     colours: new Set(DEFAULT_COLOURS[2]),
     seats: {},
+    names: savedNames(),  // the names typed last time, by colour
     preset: firstPreset,
     rules: clone(meta.presets[firstPreset] || {}),
     timer: 0,
@@ -82,9 +93,14 @@ export function mountSetup(root, app) {
       const bot = form.seats[c].startsWith("bot:") ? bots.find((b) => `bot:${b.name}` === form.seats[c]) : null;
       const desc = bot ? (has(`bot.${bot.name}.desc`) ? t(`bot.${bot.name}.desc`) : bot.description)
         : form.seats[c] === "open" ? t("seat.open-desc") : t("seat.human-desc");
+      const name = on && form.seats[c] === "human"
+        ? h("input", { class: "input seat-name", type: "text", maxlength: "24", autocomplete: "off", "data-testid": `name-${c}`,
+          placeholder: t("setup.name-placeholder"), "aria-label": t("setup.name-for", { colour: t(`colour.${c}`) }),
+          value: form.names[c] || "", oninput: (e) => { form.names[c] = e.target.value; } })
+        : null;
       return h("div", { class: `seat-row ${on ? "on" : "off"}`, style: `--c:${PALETTE[c].main};--c-light:${PALETTE[c].light};--c-dark:${PALETTE[c].dark}` },
         h("label", { class: "seat-use", for: `use-${c}` }, use, colourIcon(c, 22), h("span", { class: "seat-colour" }, t(`colour.${c}`))),
-        h("div", { class: "seat-choice" }, seat, h("small", { class: "muted" }, on ? desc : t("setup.not-playing"))));
+        h("div", { class: "seat-choice" }, seat, name, h("small", { class: "muted" }, on ? desc : t("setup.not-playing"))));
     });
 
     const order = ordered();
@@ -172,6 +188,8 @@ export function mountSetup(root, app) {
     for (const c of players) {
       const v = form.seats[c];
       seats[c] = v.startsWith("bot:") ? { kind: "bot", bot: v.slice(4) } : { kind: v === "open" ? "open" : "human" };
+      const name = (form.names[c] || "").trim();
+      if (v === "human" && name) seats[c].name = name;
     }
     const preset = matchPreset();
     const rules = preset !== "custom" ? preset : clone(form.rules);
@@ -179,6 +197,7 @@ export function mountSetup(root, app) {
     render();
     const body = { players, seats, rules };
     if (form.timer) body.timer = form.timer;
+    saveNames(form.names);
     const res = await api("POST", "/api/games", body);
     busy = false;
     if (destroyed) return;

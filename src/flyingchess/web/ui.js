@@ -212,6 +212,7 @@ export function seatLabel(seat, network = false) {
   if (seat && seat.kind === "bot") return t("seat.bot", { name: botLabel(seat.bot) });
   if (seat && seat.kind === "player") return String(seat.name || t("seat.player"));
   if (seat && seat.kind === "open") return t("seat.open-short");
+  if (seat && seat.kind === "human" && seat.name) return String(seat.name);  // a local player's name
   return network ? t("seat.host") : t("seat.human");
 }
 
