@@ -179,6 +179,11 @@ def test_bots_only_game_finishes_and_can_be_replayed(browser: Any, server: Serve
     tab.page.wait_for_selector("body[data-screen=home]")
     finished = tab.page.locator("[data-testid=game-item][data-over=true]")
     assert finished.count() == 1
+    # the statistics count it: two bots (heuristic and random) and four colours
+    stats = tab.testid("stats")
+    stats.wait_for()
+    assert stats.locator(".stats-colours [data-testid=stats-row]").count() == 4
+    assert stats.locator("[data-testid=stats-row]").count() == 6
     finished.locator("[data-testid=replay]").click()
     tab.page.wait_for_selector("body[data-screen=replay]")
     position = tab.testid("replay-position")

@@ -376,3 +376,23 @@ def test_local_players_may_be_named_and_a_bad_name_is_refused(client: TestClient
     )
     assert refused.status_code == 400 and "seat red: name" in refused.json()["error"]["message"]
     assert len(client.get("/api/games").json()["games"]) == 1
+
+
+def test_statistics_count_finished_games_by_player_and_colour(client: TestClient) -> None:
+    data = json.loads((Path(__file__).parent / "records" / "house-3p.json").read_text())
+    data["seats"] = {"yellow": {"kind": "human", "name": "Ana"}, "blue": HEURISTIC, "green": HUMAN}
+    imported = client.post("/api/records", content=json.dumps(data), headers=JSON).json()
+    winner = imported["game"]["state"]["winner"]
+    new_game(client, {"red": HUMAN, "blue": HEURISTIC})  # unfinished: not counted
+    stats = client.get("/api/stats").json()
+    assert stats["games"] == 1
+    assert {row["colour"]: (row["played"], row["won"]) for row in stats["colours"]} == {
+        colour: (1, int(colour == winner)) for colour in data["players"]
+    }
+    players = {(row["kind"], row["name"]): (row["played"], row["won"]) for row in stats["players"]}
+    assert players == {
+        ("player", "Ana"): (1, int(winner == "yellow")),
+        ("bot", "heuristic"): (1, int(winner == "blue")),
+        ("human", ""): (1, int(winner == "green")),
+    }
+    assert stats["players"][0]["won"] == 1  # most wins first

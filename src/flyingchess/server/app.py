@@ -51,10 +51,13 @@ from .protocol import (
 )
 from .rooms import GRACE_SECONDS, STORAGE_MESSAGE, Room, RoomLike, Rooms, import_parts, iso_time
 from .seats import Control, token_hash, without_secrets
+from .stats import tally
 from .store import DamagedGame, SqlStore, StoreError
 
 WEB = Path(__file__).resolve().parent.parent / "web"
 SWEEP_SECONDS = 15.0
+STATS_GAMES = 10_000
+"""The statistics count at most this many finished games, the newest."""
 """How often rooms nobody watches are dropped from memory."""
 log = logging.getLogger("flyingchess.server")
 
@@ -222,6 +225,17 @@ async def list_games(request: Request) -> Response:
     summaries = await store.summaries(limit + 1, offset, ids)
     games = [_summary(summary) for summary in summaries[:limit]]
     return JSONResponse({"games": games, "next": offset + limit if len(summaries) > limit else None})
+
+
+async def statistics(request: Request) -> Response:
+    """Games played and won by player and by colour, over the finished games (the last
+    10,000); on a network server only over the games the page names (`?ids=`)."""
+    ids_text = request.query_params.get("ids")
+    ids = None if ids_text is None else [i for i in ids_text.split(",") if i][: _settings(request).limits.list_page_max]
+    if ids is None and not _settings(request).local:
+        ids = []
+    store: AsyncStore = request.app.state.store
+    return JSONResponse(tally(await store.finished(STATS_GAMES, ids)))
 
 
 async def lobby(request: Request) -> Response:
@@ -513,6 +527,7 @@ ROUTES = [
     Route("/api/games/{game_id}/rematch", rematch, methods=["POST"]),
     Route("/api/records", import_record, methods=["POST"]),
     Route("/api/records/check", check_record, methods=["POST"]),
+    Route("/api/stats", statistics, methods=["GET"]),
     WebSocketRoute("/ws/{game_id}", GameSocket),
     Mount("/static", StaticFiles(directory=WEB), name="static"),
 ]

@@ -475,6 +475,27 @@ class SqlStore:
         return [_summary(row) for row in rows]
 
     @_mapped
+    def finished(self, limit: int, ids: Iterable[str] | None = None) -> list[dict[str, Any]]:
+        """Summaries of finished games, newest first (for the statistics): every one, or
+        only those named by `ids`."""
+        with self._transaction() as sql:
+            if ids is None:
+                rows = sql.execute(
+                    f"SELECT {SUMMARY_COLUMNS} FROM games g WHERE g.over = 1 ORDER BY g.updated DESC LIMIT ?", (limit,)
+                ).fetchall()
+            else:
+                wanted = list(ids)
+                if not wanted:
+                    return []
+                marks = ",".join("?" * len(wanted))
+                rows = sql.execute(
+                    f"SELECT {SUMMARY_COLUMNS} FROM games g WHERE g.over = 1 AND g.id IN ({marks})"
+                    " ORDER BY g.updated DESC LIMIT ?",
+                    (*wanted, limit),
+                ).fetchall()
+        return [_summary(row) for row in rows]
+
+    @_mapped
     def lobby(self, limit: int, offset: int = 0) -> list[dict[str, Any]]:
         """Unfinished shared games, rooms with open seats first, then the newest change."""
         with self._transaction() as sql:

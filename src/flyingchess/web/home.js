@@ -8,6 +8,7 @@ let lobbyMissing = false;   // an older server without GET /api/rooms: ask once 
 
 export function mountHome(root, app) {
   let games = null;
+  let stats = null;        // GET /api/stats: who played and won, over the finished games
   let destroyed = false;
   let loaded = null;      // {id} of a just-loaded record
   let loadError = null;
@@ -52,7 +53,21 @@ export function mountHome(root, app) {
     renderLobby();
     screen.replaceChildren(...[hero, loadBox, lobbyMissing ? null : lobbyCard,
       section(t("home.unfinished"), unfinished, t("home.none-unfinished")),
-      section(t("home.finished"), finished, t("home.none-finished"))].filter(Boolean));
+      section(t("home.finished"), finished, t("home.none-finished")),
+      statsCard()].filter(Boolean));
+  }
+
+  function statsCard() {
+    if (!stats || !stats.games) return null;
+    const line = (label, row) => h("li", { class: "stats-row", "data-testid": "stats-row" }, label,
+      h("span", { class: "stats-figure" }, t("home.stats-won", { won: row.won, played: row.played })));
+    const playerLabel = (row) => h("span", { class: "stats-who" },
+      row.kind === "bot" ? seatLabel({ kind: "bot", bot: row.name }) : row.kind === "player" ? row.name : t("seat.human"));
+    return h("div", { class: "card stats-card", "data-testid": "stats" },
+      h("h2", { class: "card-title" }, t("home.stats"), h("span", { class: "count" }, t("home.stats-games", { n: stats.games }))),
+      h("ul", { class: "stats-list" }, ...stats.players.slice(0, 12).map((row) => line(playerLabel(row), row))),
+      h("ul", { class: "stats-list stats-colours" }, ...stats.colours.map((row) =>
+        line(h("span", { class: "stats-who" }, colourIcon(row.colour, 14), t(`colour.${row.colour}`)), row))));
   }
 
   function section(title, list, empty) {
@@ -220,6 +235,10 @@ export function mountHome(root, app) {
       offset = res.data.next;
     }
     games = list;
+    const statsQuery = ids ? `?ids=${encodeURIComponent(ids.slice(0, 200).join(","))}` : "";
+    const counted = !ids || ids.length ? await api("GET", `/api/stats${statsQuery}`) : null;
+    if (destroyed) return;
+    stats = counted && counted.ok ? counted.data : null;
     render();
   }
 
