@@ -396,3 +396,11 @@ def test_statistics_count_finished_games_by_player_and_colour(client: TestClient
         ("human", ""): (1, int(winner == "green")),
     }
     assert stats["players"][0]["won"] == 1  # most wins first
+
+
+def test_the_pages_files_are_compressed_and_the_api_answers_are_not(client: TestClient) -> None:
+    script = client.get("/static/game.js", headers={"Accept-Encoding": "gzip"})
+    assert script.status_code == 200 and script.headers.get("content-encoding") == "gzip"
+    assert "mountGame" in script.text  # the client undid it: the same file
+    listing = client.get("/api/games", headers={"Accept-Encoding": "gzip"})
+    assert "content-encoding" not in listing.headers

@@ -25,6 +25,7 @@ from starlette.applications import Starlette
 from starlette.endpoints import WebSocketEndpoint
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -529,7 +530,9 @@ ROUTES = [
     Route("/api/records/check", check_record, methods=["POST"]),
     Route("/api/stats", statistics, methods=["GET"]),
     WebSocketRoute("/ws/{game_id}", GameSocket),
-    Mount("/static", StaticFiles(directory=WEB), name="static"),
+    # the page's own files compressed (a phone on a slow network loads a third of the
+    # bytes); API answers are not: they are small, and some carry secrets
+    Mount("/static", GZipMiddleware(StaticFiles(directory=WEB), minimum_size=1024), name="static"),
 ]
 
 
