@@ -178,6 +178,7 @@ def test_bots_only_game_finishes_and_can_be_replayed(browser: Any, server: Serve
     tab.testid("home").click()
     tab.page.wait_for_selector("body[data-screen=home]")
     finished = tab.page.locator("[data-testid=game-item][data-over=true]")
+    finished.first.wait_for()  # the list comes from the server after the screen shows
     assert finished.count() == 1
     # the statistics count it: two bots (heuristic and random) and four colours
     stats = tab.testid("stats")
@@ -320,6 +321,7 @@ def test_load_a_record_to_watch_or_continue_and_refuse_a_bad_one(browser: Any, s
     assert not detail.locator("code").is_visible()
     detail.locator("summary").click()
     assert "format" in detail.locator("code").inner_text()
+    tab.page.locator("[data-testid=game-item]").first.wait_for()
     assert tab.page.locator("[data-testid=game-item]").count() == 1
     tab.close()
 

@@ -235,6 +235,7 @@ export function mountHome(root, app) {
       offset = res.data.next;
     }
     games = list;
+    render();  // the list first; the statistics follow
     const statsQuery = ids ? `?ids=${encodeURIComponent(ids.slice(0, 200).join(","))}` : "";
     const counted = !ids || ids.length ? await api("GET", `/api/stats${statsQuery}`) : null;
     if (destroyed) return;
