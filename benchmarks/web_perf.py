@@ -10,6 +10,7 @@ the time a bots-only game takes to finish in headless Chromium at the fastest sp
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import statistics
 import sys
@@ -26,6 +27,14 @@ WEB = Path(__file__).resolve().parent.parent / "src" / "flyingchess" / "web"
 
 def asset_bytes() -> int:
     return sum(path.stat().st_size for path in WEB.rglob("*") if path.is_file())
+
+
+def first_load_bytes() -> int:
+    """What a first visit transfers, compressed as the server sends it: the page, its
+    style sheet, every module and one language (the icons load only when installing)."""
+    first = [WEB / "index.html", WEB / "style.css", WEB / "manifest.webmanifest", WEB / "i18n" / "en.json"]
+    first += sorted(WEB.glob("*.js"))
+    return sum(len(gzip.compress(path.read_bytes())) for path in first)
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -103,6 +112,7 @@ def main() -> None:
             seconds, actions = bots_game_seconds(server)
             figures = {
                 "assets_kb": round(asset_bytes() / 1024, 1),
+                "first_load_kb_compressed": round(first_load_bytes() / 1024, 1),
                 "round_trip_ms_median": round(statistics.median(timings), 2),
                 "round_trip_ms_p95": round(percentile(timings, 0.95), 2),
                 "round_trip_ms_max": round(max(timings), 2),
