@@ -277,6 +277,9 @@ def test_keyboard_plays_and_phone_layout(browser: Any, server: Server) -> None:
         tab.wait_for(f"{log_length} > {before}")
     box = tab.testid("board").bounding_box()
     assert box["width"] <= 390 and box["width"] > 300
+    # the planes' numbers are drawn bigger on a phone's board, to stay readable
+    badge = tab.page.locator(".plane-badge").first.bounding_box()
+    assert badge["height"] >= 10, badge
     tab.shot("phone")
     tab.close()
 

@@ -53,6 +53,10 @@ export class Board {
     this._drawStatic();
     this.chooser = null;
     this.svg.addEventListener("click", (e) => this._tapNear(e));
+    // On a small board (a phone) the planes' numbers are drawn bigger, to stay readable.
+    if (window.ResizeObserver) {
+      new ResizeObserver(([entry]) => this.svg.classList.toggle("compact", entry.contentRect.width < 520)).observe(this.svg);
+    }
   }
 
   // ------------------------------------------------------------ geometry (layout only)
