@@ -58,6 +58,13 @@ def test_meta_lists_bots_presets_options_and_layout(client: TestClient) -> None:
     assert meta["options"]["chain"]["values"] == ["none", "jump-fly", "jump-fly-jump"]
     assert len(meta["layout"]["ring"]) == 52
     assert client.get("/").status_code == 200
+    # what the page would otherwise copy: the engine's and the protocol's own values
+    from flyingchess.game import DEFAULT_PLAYERS
+    from flyingchess.server.protocol import CHAT_LIMIT, NAME_LIMIT, REACTIONS, SPEEDS
+
+    assert meta["default_players"] == {str(n): list(colours) for n, colours in DEFAULT_PLAYERS.items()}
+    assert meta["speeds"] == list(SPEEDS) and meta["reactions"] == list(REACTIONS)
+    assert meta["limits"] == {"name": NAME_LIMIT, "chat": CHAT_LIMIT}
 
 
 def test_hangar_planes_are_numbered_in_reading_order_for_every_colour(client: TestClient) -> None:

@@ -35,6 +35,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketDiscon
 from .. import __version__
 from ..board import COLOURS
 from ..bots import bot_listing, bot_names
+from ..game import DEFAULT_PLAYERS
 from ..layout import board_layout
 from ..record import ActionError, RecordError, parse_record
 from ..rules import OPTIONS, PRESETS, Rules, RulesError
@@ -44,8 +45,12 @@ from .guard import LOOPBACK_NAMES, Guard, HostPolicy
 from .limits import KeyedBuckets, Limits, TokenBucket
 from .outbox import Outbox
 from .protocol import (
+    CHAT_LIMIT,
     HTTP_STATUS,
     MAX_MESSAGE_BYTES,
+    NAME_LIMIT,
+    REACTIONS,
+    SPEEDS,
     ProtocolError,
     parse_message,
     parse_new_game,
@@ -97,6 +102,12 @@ def _meta() -> dict[str, Any]:
         "options": _options(),
         "colours": list(COLOURS),
         "layout": board_layout(),
+        # what the page would otherwise copy from here: the engine's default colours for
+        # 2-4 players, the paces, the reactions and the lengths the server accepts
+        "default_players": {str(count): list(colours) for count, colours in DEFAULT_PLAYERS.items()},
+        "speeds": list(SPEEDS),
+        "reactions": list(REACTIONS),
+        "limits": {"name": NAME_LIMIT, "chat": CHAT_LIMIT},
     }
 
 

@@ -8,17 +8,19 @@ import { playSound, vibrate, showSoundState } from "./sound.js";
 import { howToCard } from "./howto.js";
 import {
   h, s, api, fetchReplay, toast, errorText, colourIcon, colourChip, dieFace, setDieFace, seatLabel, botLabel,
-  rulesSummary, formatEvents, medal, trophySvg, looksLocal, copyText, presenceDot, REACTIONS, PALETTE,
+  rulesSummary, formatEvents, medal, trophySvg, looksLocal, copyText, presenceDot, PALETTE,
   eyeSvg, clockSvg, copySvg, linkSvg, svgImageUrl, reportError, homeSvg, downloadSvg, replaySvg, plusSvg,
 } from "./ui.js";
 
 const SPEED_FACTOR = { slow: 1.7, normal: 1, fast: 0.45, instant: 0 };
-const SPEEDS = ["slow", "normal", "fast", "instant"];
 const MAX_LOG = 400;
 const MAX_CHAT = 120;
 const AUTO_MOVE_MS = 450;  // long enough to see the roll before the plane goes
 
 export function mountGame(root, app, gameId) {
+  // the server's own lists and limits (GET /api/meta), so the page never drifts from it
+  const SPEEDS = app.meta.speeds;
+  const REACTIONS = app.meta.reactions;
   const board = new Board(app.meta.layout);
   let snap = null;          // the snapshot the page has drawn (the truth once drawn)
   let queue = [];
@@ -64,7 +66,7 @@ export function mountGame(root, app, gameId) {
   const inviteBtn = h("button", { class: "btn btn-ghost", type: "button", "data-testid": "invite-toggle", onclick: () => { inviteOpen = !inviteOpen; renderInvite(); } });
   const inviteCard = h("div", { class: "card invite-card", "data-testid": "invite", hidden: true });
   const chatList = h("ol", { class: "chat-log", "data-testid": "chat-log", "aria-live": "polite" });
-  const chatInput = h("input", { class: "chat-input", type: "text", maxlength: "200", autocomplete: "off", enterkeyhint: "send", "data-testid": "chat-input" });
+  const chatInput = h("input", { class: "chat-input", type: "text", maxlength: String(app.meta.limits.chat), autocomplete: "off", enterkeyhint: "send", "data-testid": "chat-input" });
   const chatSend = h("button", { class: "btn btn-primary chat-send", type: "submit", "data-testid": "chat-send" });
   const chatForm = h("form", { class: "chat-form", onsubmit: (e) => { e.preventDefault(); sendChat(); } }, chatInput, chatSend);
   const reactButtons = REACTIONS.map((emoji, i) => h("button", { class: "react-btn", type: "button", "data-testid": `react-${i}`, "data-emoji": emoji, onclick: () => sendReact(emoji, i) }, emoji));

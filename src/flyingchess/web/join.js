@@ -3,9 +3,9 @@ import { GameSocket, getSeatToken, saveSeatToken, savedName, saveName } from "./
 import { t, has, onLangChange } from "./i18n.js";
 import { h, toast, errorText, colourIcon, seatLabel, rulesSummary, presenceDot, eyeSvg, clockSvg, PALETTE } from "./ui.js";
 
-const NAME_LIMIT = 24;
 
 export function mountJoin(root, app, gameId) {
+  const NAME_LIMIT = app.meta.limits.name;  // the server's (GET /api/meta)
   let destroyed = false;
   let game = null;
   let missing = false;

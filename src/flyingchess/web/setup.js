@@ -4,7 +4,6 @@ import { h, api, toast, errorText, colourIcon, botLabel, presetLabel, optionValu
 import { keepHostToken } from "./net.js";
 
 const TIMERS = [0, 30, 60, 120];
-const DEFAULT_COLOURS = { 2: ["red", "blue"], 3: ["red", "yellow", "blue"], 4: ["red", "yellow", "blue", "green"] };
 
 const NAMES_KEY = "flyingchess.local-names";
 
@@ -27,7 +26,7 @@ export function mountSetup(root, app) {
   let busy = false;
 
   const form = {
-    colours: new Set(DEFAULT_COLOURS[2]),
+    colours: new Set(meta.default_players["2"]),
     seats: {},
     names: savedNames(),  // the names typed last time, by colour
     preset: firstPreset,
@@ -73,7 +72,7 @@ export function mountSetup(root, app) {
     const count = form.colours.size;
     const countSel = h("select", { class: "select", id: "player-count", "data-testid": "player-count", onchange: () => {
       const n = Number(countSel.value);
-      form.colours = new Set(DEFAULT_COLOURS[n]);
+      form.colours = new Set(meta.default_players[String(n)]);
       render();
     } }, ...[2, 3, 4].map((n) => h("option", { value: String(n), selected: n === count }, t("setup.n-players", { n }))));
 
@@ -94,7 +93,7 @@ export function mountSetup(root, app) {
       const desc = bot ? (has(`bot.${bot.name}.desc`) ? t(`bot.${bot.name}.desc`) : bot.description)
         : form.seats[c] === "open" ? t("seat.open-desc") : t("seat.human-desc");
       const name = on && form.seats[c] === "human"
-        ? h("input", { class: "input seat-name", type: "text", maxlength: "24", autocomplete: "off", "data-testid": `name-${c}`,
+        ? h("input", { class: "input seat-name", type: "text", maxlength: String(meta.limits.name), autocomplete: "off", "data-testid": `name-${c}`,
           placeholder: t("setup.name-placeholder"), "aria-label": t("setup.name-for", { colour: t(`colour.${c}`) }),
           value: form.names[c] || "", oninput: (e) => { form.names[c] = e.target.value; } })
         : null;

@@ -283,7 +283,6 @@ export async function svgImageUrl(url) {
   } catch { return null; }
 }
 
-export const REACTIONS = ["👍", "😂", "😮", "😢", "🎉", "✈️"];
 
 export function optionValueLabel(name, value) {
   if (Array.isArray(value)) return value.length ? value.join(" · ") : t("opt.none");
