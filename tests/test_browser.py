@@ -130,10 +130,13 @@ def human_step(tab: Page) -> str:
         " && document.body.dataset.animating !== 'true'",
         timeout=30_000,
     )
-    state = die.get_attribute("data-state")
+    # read together: auto-move may play the move between two separate reads
+    state, choices = tab.page.evaluate(
+        "(({state, choices}) => [state, choices])(document.querySelector('[data-testid=die]').dataset)"
+    )
     if state == "ready":
         die.click()
-    elif state == "move" and die.get_attribute("data-choices") == "one":  # auto-move (on by default) plays it
+    elif state == "move" and choices == "one":  # auto-move (on by default) plays it
         tab.wait_for("document.querySelector('[data-testid=die]').dataset.state !== 'move'", timeout=5_000)
     elif state == "move":
         tab.page.locator("[data-legal=true]").last.click()  # the topmost of planes sharing a cell
@@ -412,7 +415,9 @@ def test_a_single_choice_plays_itself_unless_auto_move_is_off(browser: Any, serv
     def next_single_choice() -> None:
         for _ in range(400):
             tab.wait_for(f"{playable} && document.body.dataset.animating !== 'true'", timeout=30_000)
-            state, choices = die.get_attribute("data-state"), die.get_attribute("data-choices")
+            state, choices = tab.page.evaluate(
+                "(({state, choices}) => [state, choices])(document.querySelector('[data-testid=die]').dataset)"
+            )
             assert state != "over", "the game ended before a move with one choice came up"
             if state == "move" and choices == "one":
                 return

@@ -223,18 +223,24 @@ async def get_meta(request: Request) -> Response:
     )
 
 
+def _named_games(request: Request) -> list[str] | None:
+    """The games a request may see: those `?ids=` names (a page's own), else every game
+    on a server only this machine reaches and none on a network server."""
+    settings = _settings(request)
+    ids_text = request.query_params.get("ids")
+    if ids_text is None:
+        return None if settings.local else []
+    return [i for i in ids_text.split(",") if i][: settings.limits.list_page_max]
+
+
 async def list_games(request: Request) -> Response:
     """A page of saved games, newest change first. On a network server a page sees only
     the games it names (`?ids=`: those it holds a token for), never everyone's."""
     limits = _settings(request).limits
     limit = _count(request, "limit", limits.list_page, limits.list_page_max, least=1)
     offset = _count(request, "offset", 0, 10**9)
-    ids_text = request.query_params.get("ids")
-    ids = None if ids_text is None else [i for i in ids_text.split(",") if i][: limits.list_page_max]
-    if ids is None and not _settings(request).local:
-        ids = []
     store: AsyncStore = request.app.state.store
-    summaries = await store.summaries(limit + 1, offset, ids)
+    summaries = await store.summaries(limit + 1, offset, _named_games(request))
     games = [_summary(summary) for summary in summaries[:limit]]
     return JSONResponse({"games": games, "next": offset + limit if len(summaries) > limit else None})
 
@@ -242,12 +248,8 @@ async def list_games(request: Request) -> Response:
 async def statistics(request: Request) -> Response:
     """Games played and won by player and by colour, over the finished games (the last
     10,000); on a network server only over the games the page names (`?ids=`)."""
-    ids_text = request.query_params.get("ids")
-    ids = None if ids_text is None else [i for i in ids_text.split(",") if i][: _settings(request).limits.list_page_max]
-    if ids is None and not _settings(request).local:
-        ids = []
     store: AsyncStore = request.app.state.store
-    return JSONResponse(tally(await store.finished(STATS_GAMES, ids)))
+    return JSONResponse(tally(await store.summaries(STATS_GAMES, 0, _named_games(request), finished=True)))
 
 
 async def lobby(request: Request) -> Response:

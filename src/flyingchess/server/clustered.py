@@ -30,7 +30,7 @@ import redis
 from .cluster import Cluster
 from .presence import Watcher
 from .protocol import Message, Move, ProtocolError, Roll, encode_message, parse_message
-from .rooms import Room, RoomLike, Rooms
+from .rooms import Room, RoomLike, Rooms, log_failure
 from .seats import Control
 from .session import rebuild
 from .store import StoreError
@@ -361,14 +361,9 @@ class ClusteredRooms(Rooms):
             )
             return await self._own(remote.id) if ours else None
 
-        task = asyncio.get_running_loop().create_task(remote.move_to(taking()))
-        task.add_done_callback(self._log_failure)
+        task = asyncio.get_running_loop().create_task(remote.move_to(taking()), name=f"take over {remote.id}")
+        task.add_done_callback(log_failure)
         return True
-
-    @staticmethod
-    def _log_failure(task: asyncio.Task[None]) -> None:
-        if not task.cancelled() and task.exception() is not None:
-            log.error("taking a room over failed", exc_info=task.exception())
 
     async def _own(self, game_id: str) -> Room:
         """This process now holds the lease: claim the game (fencing any previous owner)

@@ -483,10 +483,10 @@ class Room:
         loop = asyncio.get_running_loop()
         if (self.bot_task is None or self.bot_task.done()) and self._bot_to_move():  # no task per human action
             self.bot_task = loop.create_task(self._run_bots())
-            self.bot_task.add_done_callback(_log_failure)
+            self.bot_task.add_done_callback(log_failure)
         if self.watchdog is None or self.watchdog.done():
             self.watchdog = loop.create_task(self._watch_clock())
-            self.watchdog.add_done_callback(_log_failure)
+            self.watchdog.add_done_callback(log_failure)
 
     def _bot_to_move(self) -> bool:
         colour = self.state.colour
@@ -604,9 +604,10 @@ HANDLERS: Final[dict[type, Handler]] = {
 STORAGE_MESSAGE: Final = "the server cannot save games right now; nothing was changed: try again soon"
 
 
-def _log_failure(task: asyncio.Task[None]) -> None:
+def log_failure(task: asyncio.Task[None]) -> None:
+    """A done callback for background tasks: a failure reaches the log, never vanishes."""
     if not task.cancelled() and task.exception() is not None:
-        log.error("a room task failed", exc_info=task.exception())
+        log.error("a background task failed: %s", task.get_name(), exc_info=task.exception())
 
 
 class Rooms:

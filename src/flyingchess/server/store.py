@@ -453,46 +453,25 @@ class SqlStore:
         return _stored_game(game_id, row, actions)
 
     @_mapped
-    def summaries(self, limit: int, offset: int = 0, ids: Iterable[str] | None = None) -> list[dict[str, Any]]:
-        """Games without their actions, newest change first (the home screen): a page of
-        every game, or only the games named by `ids`."""
+    def summaries(
+        self, limit: int, offset: int = 0, ids: Iterable[str] | None = None, finished: bool = False
+    ) -> list[dict[str, Any]]:
+        """Games without their actions, newest change first (the home screen; with
+        `finished`, only games that are over, for the statistics): a page of every game,
+        or only the games named by `ids`."""
+        where, params = ["g.over = 1"] if finished else [], []
+        if ids is not None:
+            wanted = list(ids)
+            if not wanted:
+                return []
+            where.append(f"g.id IN ({','.join('?' * len(wanted))})")
+            params += wanted
+        condition = f" WHERE {' AND '.join(where)}" if where else ""
         with self._transaction() as sql:
-            if ids is None:
-                rows = sql.execute(
-                    f"SELECT {SUMMARY_COLUMNS} FROM games g ORDER BY g.updated DESC LIMIT ? OFFSET ?",
-                    (limit, offset),
-                ).fetchall()
-            else:
-                wanted = list(ids)
-                if not wanted:
-                    return []
-                marks = ",".join("?" * len(wanted))
-                rows = sql.execute(
-                    f"SELECT {SUMMARY_COLUMNS} FROM games g WHERE g.id IN ({marks})"
-                    " ORDER BY g.updated DESC LIMIT ? OFFSET ?",
-                    (*wanted, limit, offset),
-                ).fetchall()
-        return [_summary(row) for row in rows]
-
-    @_mapped
-    def finished(self, limit: int, ids: Iterable[str] | None = None) -> list[dict[str, Any]]:
-        """Summaries of finished games, newest first (for the statistics): every one, or
-        only those named by `ids`."""
-        with self._transaction() as sql:
-            if ids is None:
-                rows = sql.execute(
-                    f"SELECT {SUMMARY_COLUMNS} FROM games g WHERE g.over = 1 ORDER BY g.updated DESC LIMIT ?", (limit,)
-                ).fetchall()
-            else:
-                wanted = list(ids)
-                if not wanted:
-                    return []
-                marks = ",".join("?" * len(wanted))
-                rows = sql.execute(
-                    f"SELECT {SUMMARY_COLUMNS} FROM games g WHERE g.over = 1 AND g.id IN ({marks})"
-                    " ORDER BY g.updated DESC LIMIT ?",
-                    (*wanted, limit),
-                ).fetchall()
+            rows = sql.execute(
+                f"SELECT {SUMMARY_COLUMNS} FROM games g{condition} ORDER BY g.updated DESC LIMIT ? OFFSET ?",
+                (*params, limit, offset),
+            ).fetchall()
         return [_summary(row) for row in rows]
 
     @_mapped

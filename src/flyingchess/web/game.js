@@ -3,13 +3,13 @@
 import { Board } from "./board.js";
 import { GameSocket, getSeatToken, saveSeatToken, dropSeatToken, keepHostToken, hostHeaders } from "./net.js";
 import { t, tNodes, lang, has, onLangChange } from "./i18n.js";
-import { settings, saveSetting, oneChoice } from "./settings.js";
+import { settings, saveSetting } from "./settings.js";
 import { playSound, vibrate, showSoundState } from "./sound.js";
 import { howToCard } from "./howto.js";
 import {
   h, s, api, fetchReplay, toast, errorText, colourIcon, colourChip, dieFace, setDieFace, seatLabel, botLabel,
   rulesSummary, formatEvents, medal, trophySvg, looksLocal, copyText, presenceDot, PALETTE,
-  eyeSvg, clockSvg, copySvg, linkSvg, svgImageUrl, reportError, homeSvg, downloadSvg, replaySvg, plusSvg,
+  eyeSvg, clockSvg, copySvg, linkSvg, svgImageUrl, reportError, oneChoice, homeSvg, downloadSvg, replaySvg, plusSvg,
 } from "./ui.js";
 
 const SPEED_FACTOR = { slow: 1.7, normal: 1, fast: 0.45, instant: 0 };
@@ -725,8 +725,10 @@ export function mountGame(root, app, gameId) {
 
   // With one real choice the move plays itself after a moment (the setting, on by
   // default); the player still sees the roll and the plane it moves.
+  function moveTurnKey() { return snap ? `${snap.actions}:${snap.state.turn}:${snap.roll}` : null; }
+
   function autoMove(state) {
-    const key = snap ? `${snap.actions}:${snap.state.turn}:${snap.roll}` : null;
+    const key = moveTurnKey();
     if (state !== "move" || !settings().autoMove || !oneChoice(snap.moves)) {
       clearTimeout(autoMoveTimer);
       autoMoveTimer = null;
@@ -738,7 +740,7 @@ export function mountGame(root, app, gameId) {
     autoMoveFor = key;
     autoMoveTimer = setTimeout(() => {
       autoMoveTimer = null;
-      if (dieState() === "move" && `${snap.actions}:${snap.state.turn}:${snap.roll}` === key) doMove(snap.moves[0]);
+      if (dieState() === "move" && moveTurnKey() === key) doMove(snap.moves[0]);
     }, AUTO_MOVE_MS);
   }
 

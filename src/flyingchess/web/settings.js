@@ -28,13 +28,6 @@ export function saveSetting(name, value) {
   try { localStorage.setItem(KEY, JSON.stringify(current)); } catch { /* storage off: kept for this visit */ }
 }
 
-/** Whether the legal moves offer one real choice: every one starts and ends on the same
- *  places and carries as many planes (two planes in the hangar with a six, say). */
-export function oneChoice(moves) {
-  if (!moves || !moves.length) return false;
-  const key = (m) => `${m.from}:${m.to}:${(m.planes || []).length}`;
-  return moves.every((m) => key(m) === key(moves[0]));
-}
 
 /** Whether animations are reduced: the player's choice, else the device's setting. */
 export function reducedMotion() {

@@ -394,3 +394,16 @@ export function globeSvg(size = 18) {
   return s("svg", { class: "globe", width: size, height: size, viewBox: "0 0 24 24", "aria-hidden": "true", fill: "none", stroke: "currentColor", "stroke-width": 1.8 },
     s("circle", { cx: 12, cy: 12, r: 9 }), s("path", { d: "M3 12 H21 M12 3 C15 6 15 18 12 21 C9 18 9 6 12 3" }));
 }
+
+// ---------------------------------------------------------------- choices among legal moves
+
+/** Moves alike for the player: they start and end on the same places and carry as many
+ *  planes (any of two planes in the hangar with a six, say). */
+export function choiceKey(move) {
+  return `${move.from}:${move.to}:${(move.planes || []).length}`;
+}
+
+/** Whether the legal moves offer one real choice. */
+export function oneChoice(moves) {
+  return !!moves && moves.length > 0 && moves.every((m) => choiceKey(m) === choiceKey(moves[0]));
+}
