@@ -71,8 +71,9 @@ def server(tmp_path: Path) -> Iterator[Server]:
 class Page:
     """A browser tab on the app that fails the test on any console error."""
 
-    def __init__(self, browser: Any, url: str, width: int = 1280, height: int = 860) -> None:
-        self.context = browser.new_context(viewport={"width": width, "height": height})
+    def __init__(self, browser: Any, url: str, width: int = 1280, height: int = 860, **options: Any) -> None:
+        """`options`: more of Playwright's context options (color_scheme="dark", say)."""
+        self.context = browser.new_context(viewport={"width": width, "height": height}, **options)
         self.page = self.context.new_page()
         self.errors: list[str] = []
         self.page.on("console", lambda message: message.type == "error" and self.errors.append(message.text))
@@ -397,7 +398,12 @@ def test_two_devices_share_a_room_with_invite_join_chat_and_reload(browser: Any,
         guest.page.wait_for_selector("body[data-screen=game]")
         guest.wait_for("document.querySelector('[data-testid=role]')?.dataset.role === 'player'")
         guest.shot("guest")
+        # a guest who leaves is named as away on the host's page, not only by a hollow dot
+        host.wait_for("document.querySelector('[data-testid=player-blue]')?.dataset.connected === 'true'")
+        assert host.testid("away-blue").count() == 0
         guest.close()
+        host.wait_for("document.querySelector('[data-testid=player-blue]')?.dataset.connected === 'false'")
+        assert host.testid("away-blue").inner_text() == "Away"
         host.close()
     finally:
         server.stop()
@@ -613,6 +619,34 @@ def test_settings_are_reached_from_any_screen_and_kept(browser: Any, server: Ser
     tab.close()
 
 
+SURFACE = "getComputedStyle(document.querySelector('.card')).backgroundColor"
+
+
+def test_the_theme_follows_the_device_until_the_player_picks_one(browser: Any, server: Server) -> None:
+    tab = Page(browser, server.url, color_scheme="dark")
+    tab.page.wait_for_selector("body[data-screen=home] .card")
+    assert tab.page.evaluate("document.documentElement.dataset.theme") == "dark"
+    dark_card = tab.page.evaluate(SURFACE)
+    tab.testid("settings").click()
+    tab.page.wait_for_selector("body[data-screen=settings]")
+    assert tab.testid("pref-theme").input_value() == "system"
+    tab.testid("pref-theme").select_option("light")
+    assert tab.page.evaluate("document.documentElement.dataset.theme") == "light"
+    assert tab.page.evaluate(SURFACE) != dark_card
+    # kept: set before the first paint on the next visit (boot.js), whatever the device says
+    tab.page.reload()
+    tab.page.wait_for_selector("body[data-screen=settings]")
+    assert tab.page.evaluate("document.documentElement.dataset.theme") == "light"
+    tab.testid("pref-theme").select_option("system")
+    assert tab.page.evaluate("document.documentElement.dataset.theme") == "dark"
+    tab.testid("pref-done").click()
+    tab.page.wait_for_selector("body[data-screen=home]")
+    set_up_game(tab, {"red": "human", "blue": "bot:random"})
+    assert tab.page.evaluate(OVERFLOW) == []
+    tab.shot("game-dark")
+    tab.close()
+
+
 def test_how_to_play_shows_beside_the_first_game_until_dismissed(browser: Any, server: Server) -> None:
     tab = Page(browser, server.url, width=390, height=844)
     set_up_game(tab, {"red": "human", "blue": "bot:random"})
@@ -636,11 +670,14 @@ def test_local_players_are_named_at_setup_and_the_names_are_remembered(browser: 
     tab = Page(browser, server.url)
     tab.testid("new-game").click()
     tab.page.wait_for_selector("body[data-screen=new]")
-    tab.testid("name-red").fill("Ana")
+    tab.testid("name-red").fill("ána")
     tab.testid("start").click()
     tab.page.wait_for_selector("body[data-screen=game]")
-    assert "Ana" in tab.page.locator(".players").inner_text()
+    assert "ána" in tab.page.locator(".players").inner_text()
+    # the named player's badge is her initial on her colour; a bot keeps its colour's shape
+    assert tab.page.locator("[data-testid=player-red] [data-testid=avatar-red]").text_content() == "Á"
+    assert tab.page.locator("[data-testid=player-yellow] .avatar").count() == 0
     tab.page.goto(server.url + "/#/new")
     tab.page.wait_for_selector("body[data-screen=new]")
-    assert tab.testid("name-red").input_value() == "Ana"
+    assert tab.testid("name-red").input_value() == "ána"
     tab.close()

@@ -7,7 +7,7 @@ import { mountGame } from "./game.js";
 import { mountReplay } from "./replay.js";
 import { mountJoin } from "./join.js";
 import { unlockSound, showSoundState } from "./sound.js";
-import { applyMotion } from "./settings.js";
+import { applyMotion, applyTheme } from "./settings.js";
 import { mountPreferences } from "./preferences.js";
 
 // An error nothing caught is in the console already; the player sees a notice too.
@@ -77,6 +77,8 @@ async function start() {
   showSoundState();
   applyMotion();
   window.matchMedia?.("(prefers-reduced-motion: reduce)").addEventListener?.("change", applyMotion);
+  applyTheme();
+  window.matchMedia?.("(prefers-color-scheme: dark)").addEventListener?.("change", applyTheme);
   await setLang(detectLang());
   buildHeader();
   let res = await api("GET", "/api/meta");

@@ -8,7 +8,7 @@ import { playSound, vibrate, showSoundState } from "./sound.js";
 import { howToCard } from "./howto.js";
 import {
   h, s, api, fetchReplay, toast, errorText, colourIcon, colourChip, dieFace, setDieFace, seatLabel, botLabel,
-  rulesSummary, formatEvents, medal, trophySvg, looksLocal, copyText, presenceDot, PALETTE,
+  rulesSummary, formatEvents, medal, trophySvg, looksLocal, copyText, presenceDot, seatAvatar, PALETTE,
   eyeSvg, clockSvg, copySvg, linkSvg, svgImageUrl, reportError, oneChoice, homeSvg, downloadSvg, replaySvg, plusSvg,
 } from "./ui.js";
 
@@ -385,7 +385,7 @@ export function mountGame(root, app, gameId) {
     turnCard.style.setProperty("--c-light", PALETTE[colour].light);
     const over = snap && snap.phase === "over" && !running;
     turnCard.append(
-      h("div", { class: "turn-icon" }, colourIcon(colour, 30)),
+      h("div", { class: "turn-icon" }, seatAvatar(colour, seatOf(colour), 30)),
       h("div", { class: "turn-text" },
         h("div", { class: "turn-label" }, over ? t("game.winner") : t("game.to-play")),
         h("div", { class: "turn-name" }, t(`colour.${colour}`), h("span", { class: "turn-seat" }, seatLabel(seatOf(colour), !local)))),
@@ -480,9 +480,10 @@ export function mountGame(root, app, gameId) {
     row.menu.title = t("seat.menu-for", { colour: t(`colour.${colour}`) });
     row.select.setAttribute("aria-label", t("seat.menu-for", { colour: t(`colour.${colour}`) }));
     row.li.replaceChildren(...[
-      colourIcon(colour, 18),
+      seatAvatar(colour, seat, 22),
       h("span", { class: "player-name" }, t(`colour.${colour}`)),
       h("span", { class: "player-seat", title: label }, showDot ? presenceDot(seat.connected) : null, h("span", { class: "player-seat-name" }, label)),
+      showDot && !seat.connected ? h("span", { class: "badge badge-away", "data-testid": `away-${colour}`, title: t("seat.disconnected") }, t("seat.away")) : null,
       mine ? h("span", { class: "badge badge-you" }, t("seat.you")) : null,
       seat.autopilot ? h("span", { class: "badge badge-auto", title: t("seat.autopilot-help") }, "⚙ ", t("seat.autopilot")) : null,
       place >= 0 ? h("span", { class: "player-medal", title: t("end.place", { n: place + 1 }) }, medal(place + 1)) : null,
@@ -844,10 +845,10 @@ export function mountGame(root, app, gameId) {
     const rest = snap.players.filter((c) => !ranking.includes(c));
     const list = h("ol", { class: "ranking", "data-testid": "ranking" });
     ranking.forEach((colour, k) => list.append(h("li", { class: "rank", "data-colour": colour, style: `--c:${PALETTE[colour].main};--c-light:${PALETTE[colour].light}` },
-      h("span", { class: "rank-medal" }, medal(k + 1)), colourIcon(colour, 20),
+      h("span", { class: "rank-medal" }, medal(k + 1)), seatAvatar(colour, seatOf(colour), 22),
       h("span", { class: "rank-name" }, t(`colour.${colour}`)), h("span", { class: "rank-seat" }, seatLabel(seatOf(colour), !local)))));
     for (const colour of rest) list.append(h("li", { class: "rank rank-unplaced", "data-colour": colour, style: `--c:${PALETTE[colour].main};--c-light:${PALETTE[colour].light}` },
-      h("span", { class: "rank-medal" }, "·"), colourIcon(colour, 20),
+      h("span", { class: "rank-medal" }, "·"), seatAvatar(colour, seatOf(colour), 22),
       h("span", { class: "rank-name" }, t(`colour.${colour}`)), h("span", { class: "rank-seat" }, t("end.unplaced"))));
     const winner = st.winner;
     const card = h("div", { class: "end-card", "data-testid": "end-screen", role: "dialog", "aria-modal": "false", "aria-labelledby": "end-title" },

@@ -1,12 +1,13 @@
-// The settings screen (#/settings): language, sound, auto-move and animations, kept in
+// The settings screen (#/settings): language, theme, sound, auto-move and animations, kept in
 // this browser. The game screen has the sound and auto-move switches too; both read
 // and write the same settings (settings.js).
 import { LANGS, lang, setLang, t, onLangChange } from "./i18n.js";
 import { h } from "./ui.js";
-import { settings, saveSetting, applyMotion } from "./settings.js";
+import { settings, saveSetting, applyMotion, applyTheme } from "./settings.js";
 import { showSoundState } from "./sound.js";
 
 const MOTIONS = ["system", "reduced", "full"];
+const THEMES = ["system", "light", "dark"];
 
 export function mountPreferences(root, app) {
   const language = h("select", { class: "select", "data-testid": "pref-language",
@@ -17,16 +18,19 @@ export function mountPreferences(root, app) {
     onchange: () => saveSetting("autoMove", autoMove.checked) });
   const motion = h("select", { class: "select", "data-testid": "pref-motion",
     onchange: () => { saveSetting("motion", motion.value); applyMotion(); } });
+  const theme = h("select", { class: "select", "data-testid": "pref-theme",
+    onchange: () => { saveSetting("theme", theme.value); applyTheme(); } });
   const howTo = h("button", { class: "btn", type: "button", "data-testid": "pref-howto",
     onclick: () => { saveSetting("seenHowTo", false); howTo.disabled = true; } });
   const back = h("button", { class: "btn btn-primary", type: "button", "data-testid": "pref-done",
     onclick: () => (history.length > 1 ? history.back() : app.go("#/")) });
   const title = h("h2", { class: "card-title" });
-  const labels = { language: h("span", {}), sound: h("span", {}), autoMove: h("span", {}), motion: h("span", {}) };
+  const labels = { language: h("span", {}), sound: h("span", {}), autoMove: h("span", {}), motion: h("span", {}), theme: h("span", {}) };
   const row = (label, control) => h("label", { class: "pref-row" }, label, control);
   root.replaceChildren(h("section", { class: "screen prefs-screen" },
     h("div", { class: "card prefs-card" }, title,
       row(labels.language, language),
+      row(labels.theme, theme),
       row(labels.sound, sound),
       row(labels.autoMove, autoMove),
       row(labels.motion, motion),
@@ -41,6 +45,9 @@ export function mountPreferences(root, app) {
     language.value = lang();
     motion.replaceChildren(...MOTIONS.map((m) => h("option", { value: m }, t(`prefs.motion-${m}`))));
     motion.value = settings().motion;
+    labels.theme.textContent = t("prefs.theme");
+    theme.replaceChildren(...THEMES.map((m) => h("option", { value: m }, t(`prefs.theme-${m}`))));
+    theme.value = settings().theme;
     back.textContent = t("prefs.done");
     howTo.textContent = t("prefs.howto");
     howTo.disabled = !settings().seenHowTo;

@@ -6,6 +6,7 @@ const DEFAULTS = Object.freeze({
   autoMove: true,  // play the move when there is only one choice, as the popular apps do
   sound: true,     // sounds and vibration (after the first tap: browsers allow no sooner)
   motion: "system",  // animations: "system" (as the device says), "reduced" or "full"
+  theme: "system",   // colours: "system" (as the device says), "light" or "dark"
   seenHowTo: false,  // the four lines of how to play, shown beside the first game
 });
 
@@ -39,4 +40,18 @@ export function reducedMotion() {
 /** html[data-motion] follows the setting: the style sheet stills animations by it. */
 export function applyMotion() {
   document.documentElement.dataset.motion = reducedMotion() ? "reduced" : "full";
+}
+
+/** The theme in use: the player's choice, else the device's. */
+export function darkTheme() {
+  const choice = settings().theme;
+  if (choice === "light" || choice === "dark") return choice === "dark";
+  return !!(window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches);
+}
+
+/** html[data-theme] and the browser's bar colour follow the setting (boot.js set them first). */
+export function applyTheme() {
+  const dark = darkTheme();
+  document.documentElement.dataset.theme = dark ? "dark" : "light";
+  document.querySelector('meta[name="theme-color"]')?.setAttribute("content", dark ? "#121a33" : "#dfeefe");
 }

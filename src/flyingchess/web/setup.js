@@ -26,7 +26,7 @@ export function mountSetup(root, app) {
   let busy = false;
 
   const form = {
-    colours: new Set(meta.default_players["2"]),
+    colours: new Set(meta.default_players["4"]),  // four, with bots: the game as it is played
     seats: {},
     names: savedNames(),  // the names typed last time, by colour
     preset: firstPreset,

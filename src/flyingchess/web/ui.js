@@ -74,6 +74,29 @@ export function colourIcon(colour, size = 18) {
     s("path", { d: shapePath(SHAPE[colour], 0.62), fill: p.main, stroke: p.dark, "stroke-width": 0.16, "stroke-linejoin": "round" }));
 }
 
+/** The first letter of a name as the reader sees it (a CJK character, a Vietnamese
+ * letter with its marks, an emoji), not its first UTF-16 unit. */
+function initial(name) {
+  const text = String(name).trim();
+  if (!text) return "";
+  if (typeof Intl !== "undefined" && Intl.Segmenter) {
+    for (const { segment } of new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text)) return segment.toUpperCase();
+  }
+  return Array.from(text)[0].toUpperCase();
+}
+
+/** A seat's badge: a named player gets the first letter of the name on the colour (with
+ * the colour's shape in the corner, for colour-blind eyes); anyone else the colour's shape. */
+export function seatAvatar(colour, seat, size = 22) {
+  const name = seat && (seat.kind === "player" || seat.kind === "human") ? seat.name : "";
+  if (!name) return colourIcon(colour, size);
+  const p = PALETTE[colour] || PALETTE.red;
+  return s("svg", { class: "avatar", width: size, height: size, viewBox: "-1 -1 2 2", role: "img", "aria-label": String(name), "data-testid": `avatar-${colour}` },
+    s("circle", { r: 0.94, fill: p.main, stroke: p.dark, "stroke-width": 0.1 }),
+    s("text", { class: "avatar-letter", x: 0, y: 0.05, fill: p.on, "text-anchor": "middle", "dominant-baseline": "central" }, initial(name)),
+    s("path", { d: shapePath(SHAPE[colour], 0.2), transform: "translate(0.68 0.68)", fill: p.dark, stroke: "#fff", "stroke-width": 0.08 }));
+}
+
 /** A colour's name in a coloured chip (for log lines and lists). */
 export function colourChip(colour) {
   return h("span", { class: `chip chip-${colour}` }, colourIcon(colour, 14), t(`colour.${colour}`));
