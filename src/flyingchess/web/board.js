@@ -12,10 +12,9 @@ const ease = (x) => (x < 0.5 ? 2 * x * x : 1 - Math.pow(-2 * x + 2, 2) / 2);
 const lerp = (a, b, k) => a + (b - a) * k;
 const angleTo = (from, to) => (Math.atan2(to[1] - from[1], to[0] - from[0]) * 180) / Math.PI + 90;
 function angleLerp(a, b, k) {
-  let d = ((b - a + 540) % 360) - 180;
+  const d = ((b - a + 540) % 360) - 180;
   return a + d * k;
 }
-const same = (p, q) => Math.abs(p[0] - q[0]) < 1e-6 && Math.abs(p[1] - q[1]) < 1e-6;
 function quad(p0, c, p1, k) {
   const m = 1 - k;
   return [m * m * p0[0] + 2 * m * k * c[0] + k * k * p1[0], m * m * p0[1] + 2 * m * k * c[1] + k * k * p1[1]];

@@ -2,12 +2,12 @@
 // and end overlay. On a network server the page plays only the seats its token opens.
 import { Board } from "./board.js";
 import { GameSocket, getSeatToken, saveSeatToken, dropSeatToken, keepHostToken, hostHeaders } from "./net.js";
-import { t, tNodes, lang, has, onLangChange } from "./i18n.js";
+import { t, tNodes, lang, onLangChange } from "./i18n.js";
 import { settings, saveSetting } from "./settings.js";
 import { playSound, vibrate, showSoundState } from "./sound.js";
 import { howToCard } from "./howto.js";
 import {
-  h, s, api, fetchReplay, toast, errorText, colourIcon, colourChip, dieFace, setDieFace, seatLabel, botLabel,
+  h, api, fetchReplay, toast, errorText, colourIcon, colourChip, dieFace, setDieFace, seatLabel, botLabel,
   rulesSummary, formatEvents, medal, trophySvg, looksLocal, copyText, presenceDot, seatAvatar, PALETTE,
   eyeSvg, clockSvg, copySvg, linkSvg, svgImageUrl, reportError, oneChoice, homeSvg, downloadSvg, replaySvg, plusSvg,
 } from "./ui.js";
@@ -23,7 +23,7 @@ export function mountGame(root, app, gameId) {
   const REACTIONS = app.meta.reactions;
   const board = new Board(app.meta.layout);
   let snap = null;          // the snapshot the page has drawn (the truth once drawn)
-  let queue = [];
+  const queue = [];
   let running = false;
   let pending = false;      // a roll or move sent, no answer yet
   let lastActions = -1;     // the action count of the newest game state received
@@ -69,7 +69,7 @@ export function mountGame(root, app, gameId) {
   const chatInput = h("input", { class: "chat-input", type: "text", maxlength: String(app.meta.limits.chat), autocomplete: "off", enterkeyhint: "send", "data-testid": "chat-input" });
   const chatSend = h("button", { class: "btn btn-primary chat-send", type: "submit", "data-testid": "chat-send" });
   const chatForm = h("form", { class: "chat-form", onsubmit: (e) => { e.preventDefault(); sendChat(); } }, chatInput, chatSend);
-  const reactButtons = REACTIONS.map((emoji, i) => h("button", { class: "react-btn", type: "button", "data-testid": `react-${i}`, "data-emoji": emoji, onclick: () => sendReact(emoji, i) }, emoji));
+  const reactButtons = REACTIONS.map((emoji, i) => h("button", { class: "react-btn", type: "button", "data-testid": `react-${i}`, "data-emoji": emoji, onclick: () => sendReact(emoji) }, emoji));
   const chatTitle = h("h3", { class: "card-title" });
   const chatNote = h("small", { class: "muted chat-note" });
   const chatCard = h("div", { class: "card chat-card", "data-testid": "chat" },

@@ -66,7 +66,7 @@ export function lang() { return current; }
 export function has(key) { return key in dict || key in fallback; }
 
 export function t(key, params = {}) {
-  let text = key in dict ? dict[key] : (key in fallback ? fallback[key] : key);
+  const text = key in dict ? dict[key] : (key in fallback ? fallback[key] : key);
   return text.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
 }
 

@@ -1,14 +1,13 @@
 // The replay viewer: step through a stored game action by action.
 import { Board } from "./board.js";
 import { t, onLangChange } from "./i18n.js";
-import { h, s, fetchReplay, toast, errorText, colourIcon, dieFace, setDieFace, seatLabel, rulesSummary, formatEvents, PALETTE, homeSvg, downloadSvg } from "./ui.js";
+import { h, s, fetchReplay, errorText, colourIcon, dieFace, setDieFace, seatLabel, rulesSummary, formatEvents, PALETTE, homeSvg, downloadSvg } from "./ui.js";
 
 export function mountReplay(root, app, gameId) {
   const board = new Board(app.meta.layout);
   let data = null;
   let pos = 0;
   let destroyed = false;
-  let animating = false;
   let token = 0;
 
   const screen = h("section", { class: "screen game-screen replay-screen" });
@@ -163,7 +162,6 @@ export function mountReplay(root, app, gameId) {
     renderInfo();
     markLog();
     if (stepForward) {
-      animating = true;
       app.setAnimating(true);
       await board.show(stateAt(n - 1).planes, 0);
       for (const ev of data.steps[n - 1].events) {
@@ -171,10 +169,10 @@ export function mountReplay(root, app, gameId) {
         await board.animate(ev, 0.8);
       }
       if (my === token && !destroyed) await board.show(stateAt(n).planes, 120);
-      if (my === token) { animating = false; app.setAnimating(false); }
+      if (my === token) { app.setAnimating(false); }
     } else {
       await board.show(stateAt(n).planes, 0);
-      if (my === token) { animating = false; app.setAnimating(false); }
+      if (my === token) { app.setAnimating(false); }
     }
   }
 

@@ -48,9 +48,9 @@ export function mountSetup(root, app) {
   function ordered() { return COLOURS.filter((c) => form.colours.has(c)); }
 
   function focusKey() {
-    const el = document.activeElement;
+    const el = /** @type {HTMLInputElement | null} */ (document.activeElement);
     if (!el || !screen.contains(el)) return null;
-    const box = el.closest("[data-testid]");
+    const box = /** @type {HTMLElement | null} */ (el.closest("[data-testid]"));
     return { testid: box ? box.dataset.testid : null, value: el.type === "checkbox" ? el.value : null };
   }
 

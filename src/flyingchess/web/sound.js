@@ -7,8 +7,9 @@ let ctx = null;
 
 /** Called on the first user gesture: from then on sounds may play. */
 export function unlockSound() {
-  if (ctx || !(window.AudioContext || window.webkitAudioContext)) return;
-  ctx = new (window.AudioContext || window.webkitAudioContext)();
+  const Context = window.AudioContext || /** @type {any} */ (window).webkitAudioContext;  // older Safari
+  if (ctx || !Context) return;
+  ctx = new Context();
   if (ctx.state === "suspended") ctx.resume();
   showSoundState();
 }
