@@ -602,11 +602,19 @@ def test_settings_are_reached_from_any_screen_and_kept(browser: Any, server: Ser
     tab.testid("pref-auto-move").uncheck()
     tab.testid("pref-motion").select_option("reduced")
     assert tab.page.evaluate("document.documentElement.dataset.motion") == "reduced"
+    tab.testid("pref-speed").select_option("slow")
     tab.testid("pref-language").select_option("vi")
     tab.wait_for("document.documentElement.lang === 'vi'")
     tab.testid("pref-done").click()
     tab.page.wait_for_selector("body[data-screen=home]")
-    set_up_game(tab, {"red": "human", "blue": "bot:random"})
+    tab.testid("new-game").click()
+    tab.page.wait_for_selector("body[data-screen=new]")
+    tab.testid("start").click()  # a new game starts at the pace chosen in the settings
+    tab.page.wait_for_selector("body[data-screen=game]")
+    tab.wait_for("document.querySelector('[data-testid=speed]').value === 'slow'")
+    tab.testid("home").click()
+    tab.page.wait_for_selector("body[data-screen=home]")
+    set_up_game(tab, {"red": "human", "blue": "bot:random"})  # the host's last pace is the next default
     # the game's own switches show the same settings; the header reaches them from here too
     assert not tab.testid("sound").is_checked() and not tab.testid("auto-move").is_checked()
     tab.page.reload()
@@ -615,6 +623,7 @@ def test_settings_are_reached_from_any_screen_and_kept(browser: Any, server: Ser
     tab.testid("settings").click()
     tab.page.wait_for_selector("body[data-screen=settings]")
     assert tab.testid("pref-motion").input_value() == "reduced" and not tab.testid("pref-sound").is_checked()
+    assert tab.testid("pref-speed").input_value() == "instant"
     assert tab.page.evaluate(OVERFLOW) == []
     tab.close()
 

@@ -94,6 +94,8 @@ def test_new_game_snapshot(client: TestClient) -> None:
         ({"players": ["red", "blue"], "seats": {"red": {"kind": "bot", "bot": "deep"}}}, "deep"),
         ({"players": ["red", "blue"], "seats": {"red": {"kind": "alien"}}}, "kind"),
         ({"players": ["red", "blue"], "seats": {"green": HUMAN}}, "colour"),
+        ({"players": ["red", "blue"], "speed": "ludicrous"}, "speed"),
+        ({"players": ["red", "blue"], "speed": ["fast"]}, "speed"),
     ],
 )
 def test_bad_new_game_requests_are_typed_errors(client: TestClient, body: dict[str, Any], words: str) -> None:
@@ -104,6 +106,14 @@ def test_bad_new_game_requests_are_typed_errors(client: TestClient, body: dict[s
     assert client.get("/api/games").json()["games"] == []
     bad_json = client.post("/api/games", content=b"{nope", headers=JSON)
     assert bad_json.status_code == 400 and bad_json.json()["error"]["code"] == "bad-request"
+
+
+def test_a_new_game_starts_at_the_pace_asked_for_and_keeps_it(client: TestClient) -> None:
+    created = client.post("/api/games", json={"players": ["red", "blue"], "speed": "fast"}).json()
+    assert created["game"]["speed"] == "fast"
+    assert client.get(f"/api/games/{created['id']}").json()["game"]["speed"] == "fast"
+    plain = client.post("/api/games", json={"players": ["red", "blue"]}).json()
+    assert plain["game"]["speed"] == "normal"
 
 
 def test_unknown_games_are_404(client: TestClient) -> None:

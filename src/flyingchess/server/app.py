@@ -282,7 +282,7 @@ async def create_game(request: Request) -> Response:
     _may_create(request)
     new = parse_new_game(await _json_body(request, _settings(request).limits.json_body_bytes))
     room, host_token = await _rooms(request).create(
-        new.rules, new.players, new.seats, extra={"timer": new.timer} if new.timer else None
+        new.rules, new.players, new.seats, extra={"timer": new.timer} if new.timer else None, speed=new.speed
     )
     return _created(room, host_token)
 

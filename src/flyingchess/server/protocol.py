@@ -304,6 +304,7 @@ class NewGame:
     players: tuple[str, ...]
     seats: dict[str, dict[str, str]]
     timer: int
+    speed: str = "normal"
 
 
 def parse_timer(value: Any) -> int:
@@ -314,7 +315,7 @@ def parse_timer(value: Any) -> int:
 
 
 def parse_new_game(body: Any) -> NewGame:
-    """`POST /api/games`: {"players", "seats", "rules", "timer"}, each optional."""
+    """`POST /api/games`: {"players", "seats", "rules", "timer", "speed"}, each optional."""
     if not isinstance(body, dict):
         raise ProtocolError("bad-request", "expected a JSON object")
     try:
@@ -322,7 +323,10 @@ def parse_new_game(body: Any) -> NewGame:
         players = validate_players(body.get("players", ["red", "blue"]))
     except (RulesError, GameSetupError) as error:
         raise ProtocolError("bad-request", str(error)) from None
-    return NewGame(rules, players, parse_seats(players, body.get("seats")), parse_timer(body.get("timer", 0)))
+    speed = body.get("speed", "normal")
+    if speed not in SPEEDS:
+        raise ProtocolError("bad-request", f"speed must be one of {', '.join(SPEEDS)}")
+    return NewGame(rules, players, parse_seats(players, body.get("seats")), parse_timer(body.get("timer", 0)), speed)
 
 
 def _not_playable(bot: Any) -> str:

@@ -719,6 +719,7 @@ class Rooms:
         extra: dict[str, Any] | None = None,
         actions: list[tuple[int, int | None]] | None = None,
         state: State | None = None,
+        speed: str = "normal",
     ) -> tuple[Room, str]:
         """A new stored game from checked parts, and the host's secret token (handed to its
         creator once). The room is built before anything is written, and kept only after
@@ -738,7 +739,7 @@ class Rooms:
             seats,
             dict(extra or {}),
             None,
-            "normal",
+            speed,
             state.over,
             state.winner,
             list(state.ranking),
@@ -760,6 +761,7 @@ class Rooms:
             list(state.ranking),
             stored.host_token,
             started,
+            speed=speed,
         )
         return self._adopt_new(room), host_token
 

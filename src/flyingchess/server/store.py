@@ -282,13 +282,14 @@ class SqlStore:
         host_token: str | None = None,
         started: bool = True,
         epoch: int = 0,
+        speed: str = "normal",
     ) -> None:
         now = time.time()
         shared, open_seats = seat_counts(seats)
         sql.execute(
             "INSERT INTO games (id, created, updated, rules, players, seats, extra, over, winner,"
-            " ranking, host_token, started, shared, open_seats, action_count, epoch)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " ranking, host_token, started, shared, open_seats, action_count, epoch, speed)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 game_id,
                 now,
@@ -306,6 +307,7 @@ class SqlStore:
                 open_seats,
                 len(actions),
                 epoch,
+                speed,
             ),
         )
         sql.executemany(

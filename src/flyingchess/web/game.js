@@ -6,21 +6,23 @@ import { t, tNodes, lang, onLangChange } from "./i18n.js";
 import { settings, saveSetting } from "./settings.js";
 import { playSound, vibrate, showSoundState } from "./sound.js";
 import { howToCard } from "./howto.js";
+import { showTurn, missingCard } from "./cards.js";
+import { makeChat } from "./chat.js";
+import { makeInvite } from "./invite.js";
+import { showEndCard, offerRematch } from "./endcard.js";
+import { makeMoveLog } from "./movelog.js";
 import {
-  h, api, fetchReplay, toast, errorText, colourIcon, colourChip, dieFace, setDieFace, seatLabel, botLabel,
-  rulesSummary, formatEvents, medal, trophySvg, looksLocal, copyText, presenceDot, seatAvatar, PALETTE,
-  eyeSvg, clockSvg, copySvg, linkSvg, svgImageUrl, reportError, oneChoice, homeSvg, downloadSvg, replaySvg, plusSvg,
+  h, api, toast, errorText, colourIcon, colourChip, dieFace, setDieFace, seatLabel, botLabel,
+  rulesSummary, formatEvents, medal, looksLocal, presenceDot, seatAvatar, PALETTE,
+  eyeSvg, clockSvg, reportError, oneChoice, homeSvg, downloadSvg, replaySvg,
 } from "./ui.js";
 
 const SPEED_FACTOR = { slow: 1.7, normal: 1, fast: 0.45, instant: 0 };
-const MAX_LOG = 400;
-const MAX_CHAT = 120;
 const AUTO_MOVE_MS = 450;  // long enough to see the roll before the plane goes
 
 export function mountGame(root, app, gameId) {
   // the server's own lists and limits (GET /api/meta), so the page never drifts from it
   const SPEEDS = app.meta.speeds;
-  const REACTIONS = app.meta.reactions;
   const board = new Board(app.meta.layout);
   let snap = null;          // the snapshot the page has drawn (the truth once drawn)
   const queue = [];
@@ -32,7 +34,6 @@ export function mountGame(root, app, gameId) {
   let shownTurn = null;
   let rolling = false;
   let endShownFor = null;
-  let historyToken = 0;
   let speed = "normal";
   let connected = false;
   // who this page is: the server's welcome, else what a fresh connection is by default
@@ -42,7 +43,6 @@ export function mountGame(root, app, gameId) {
   let role = null;          // "host" | "player" | "spectator" from the last welcome
   let myColours = [];
   let learnedSpectator = false;
-  let inviteOpen = false;   // the invite card shown by hand (no open seats)
   let turnKey = null;
   let turnStart = 0;
   let turnLeft = 0;
@@ -63,20 +63,6 @@ export function mountGame(root, app, gameId) {
   const timerBar = h("div", { class: "turn-timer", "data-testid": "turn-timer", hidden: true },
     clockSvg(15), h("span", { class: "turn-timer-track" }, h("span", { class: "turn-timer-fill" })), h("span", { class: "turn-timer-text" }));
   const roleLine = h("div", { class: "role-line", "data-testid": "role" });
-  const inviteBtn = h("button", { class: "btn btn-ghost", type: "button", "data-testid": "invite-toggle", onclick: () => { inviteOpen = !inviteOpen; renderInvite(); } });
-  const inviteCard = h("div", { class: "card invite-card", "data-testid": "invite", hidden: true });
-  const chatList = h("ol", { class: "chat-log", "data-testid": "chat-log", "aria-live": "polite" });
-  const chatInput = h("input", { class: "chat-input", type: "text", maxlength: String(app.meta.limits.chat), autocomplete: "off", enterkeyhint: "send", "data-testid": "chat-input" });
-  const chatSend = h("button", { class: "btn btn-primary chat-send", type: "submit", "data-testid": "chat-send" });
-  const chatForm = h("form", { class: "chat-form", onsubmit: (e) => { e.preventDefault(); sendChat(); } }, chatInput, chatSend);
-  const reactButtons = REACTIONS.map((emoji, i) => h("button", { class: "react-btn", type: "button", "data-testid": `react-${i}`, "data-emoji": emoji, onclick: () => sendReact(emoji) }, emoji));
-  const chatTitle = h("h3", { class: "card-title" });
-  const chatNote = h("small", { class: "muted chat-note" });
-  const chatCard = h("div", { class: "card chat-card", "data-testid": "chat" },
-    h("div", { class: "card-head" }, chatTitle, chatNote),
-    chatList,
-    h("div", { class: "react-row", role: "group" }, ...reactButtons),
-    chatForm);
   const dieSvg = dieFace(0);
   const dieBtn = h("button", { class: "die", type: "button", "data-testid": "die", "data-state": "waiting", disabled: true, onclick: () => doRoll() }, dieSvg);
   const hint = h("div", { class: "hint", "data-testid": "hint" });
@@ -97,18 +83,20 @@ export function mountGame(root, app, gameId) {
   const speedSel = h("select", { "data-testid": "speed", class: "select", onchange: () => setSpeed(speedSel.value) });
   const speedLabel = h("label", { class: "field-inline" });
   const rulesBox = h("div", { class: "card rules-card" });
-  const logList = h("ol", { class: "log", "data-testid": "log", "aria-live": "off" });
+  const log = makeMoveLog(gameId);
   const logTitle = h("h3", { class: "card-title" });
   const rulesTitle = h("h3", { class: "card-title" });
 
+  const invite = makeInvite(app, gameId);
+  const chat = makeChat({ app, socket: { send: (msg) => socket.send(msg) }, reactLayer, canTalk, isMine });
   const howTo = howToCard();  // the first game only
   const panel = h("aside", { class: "panel" },
-    h("div", { class: "panel-bar" }, homeBtn, h("div", { class: "spacer" }), inviteBtn, replayLink, download),
-    inviteCard,
+    h("div", { class: "panel-bar" }, homeBtn, h("div", { class: "spacer" }), invite.button, replayLink, download),
+    invite.card,
     h("div", { class: "card play-card" }, h("div", { class: "turn-wrap" }, turnCard, timerBar), h("div", { class: "die-row" }, dieBtn, hint), h("div", { class: "toggles" }, autoMoveLabel, soundLabel), startBtn, roleLine, playersBox),
     howTo,  // below the die: on a phone nothing comes between the board and the die
-    chatCard,
-    h("div", { class: "card log-card" }, h("div", { class: "card-head" }, logTitle, speedLabel), logList),
+    chat.card,
+    h("div", { class: "card log-card" }, h("div", { class: "card-head" }, logTitle, speedLabel), log.list),
     h("div", { class: "card" }, rulesTitle, rulesBox),
   );
   const screen = h("section", { class: "screen game-screen" }, boardWrap, panel);
@@ -129,14 +117,9 @@ export function mountGame(root, app, gameId) {
     autoMoveText.textContent = t("game.auto-move");
     soundText.textContent = t("game.sound");
     conn.textContent = t("game.reconnecting");
-    inviteBtn.replaceChildren(h("span", { class: "btn-glyph", "aria-hidden": "true" }, plusSvg()), t("invite.button"));
-    chatTitle.textContent = t("chat.title");
-    chatSend.textContent = t("chat.send");
-    chatSend.setAttribute("aria-label", t("chat.send"));
-    for (const b of reactButtons) b.setAttribute("aria-label", t("chat.react", { emoji: b.dataset.emoji }));
-    relabelChat();
-    renderInvite(true);
-    if (snap) { renderPanel(); renderLogAll(); if (endShownFor) renderEnd(); }
+    chat.relabel();
+    renderInvite();
+    if (snap) { renderPanel(); log.renderAll(); if (endShownFor) renderEnd(); }
   }
 
   // ------------------------------------------------------------ connection
@@ -180,9 +163,9 @@ export function mountGame(root, app, gameId) {
     if (msg.type === "snapshot") {
       pending = false;
       lastActions = msg.game && typeof msg.game.actions === "number" ? msg.game.actions : -1;
-      if (Array.isArray(msg.chat || msg.game?.chat)) loadChat(msg.chat || msg.game.chat);
-      loadHistory(msg.game);
-      queue.push({ events: [], game: msg.game, fresh: true, gen: historyToken });
+      if (Array.isArray(msg.chat || msg.game?.chat)) chat.load(msg.chat || msg.game.chat);
+      const gen = log.reload(msg.game, (roll) => { if (!lastRoll) { lastRoll = roll; updateControls(); } });
+      queue.push({ events: [], game: msg.game, fresh: true, gen });
       pump();
     } else if (msg.type === "update") {
       pending = false;
@@ -190,7 +173,7 @@ export function mountGame(root, app, gameId) {
       // an update went missing (several servers relay them): ask for the whole game again
       if (lastActions >= 0 && actions > lastActions + 1) socket.send({ type: "sync" });
       lastActions = Math.max(lastActions, actions);
-      queue.push({ events: msg.events || [], game: msg.game, gen: historyToken });
+      queue.push({ events: msg.events || [], game: msg.game, gen: log.token });
       pump();
     } else if (msg.type === "welcome") {
       role = ["host", "player", "spectator"].includes(msg.role) ? msg.role : null;
@@ -206,9 +189,9 @@ export function mountGame(root, app, gameId) {
       myColours = [msg.colour];
       if (snap) renderPanel();
     } else if (msg.type === "chat") {
-      addChat(msg, true);
+      chat.add(msg, true);
     } else if (msg.type === "react") {
-      floatReaction(msg);
+      chat.floatReaction(msg);
     } else if (msg.type === "seat-lost") {
       // the host gave this page's seat away: its token opens nothing any more
       dropSeatToken(gameId);
@@ -241,10 +224,7 @@ export function mountGame(root, app, gameId) {
   }
 
   function showMissing() {
-    screen.replaceChildren(h("div", { class: "missing card" },
-      h("h2", {}, t("game.missing")),
-      h("p", {}, t("game.missing-text")),
-      h("button", { class: "btn btn-primary", type: "button", onclick: () => app.go("#/") }, t("nav.home"))));
+    screen.replaceChildren(missingCard(app));
     app.setAnimating(false);
   }
 
@@ -277,8 +257,8 @@ export function mountGame(root, app, gameId) {
   async function playItem(item) {
     const game = item.game;
     if (!snap) board.setPlayers(game.players);
-    const logged = item.gen === historyToken;
-    if (logged && item.events.length) liveEvents.push(item.events);
+    const logged = log.current(item.gen);
+    if (logged && item.events.length) log.addBatch(item.events);
     if (game.speed && game.speed !== speed) {
       speed = game.speed;
       speedSel.value = speed;
@@ -291,13 +271,13 @@ export function mountGame(root, app, gameId) {
       const hurry = queue.length > 2 || f0 === 0 || document.hidden;
       board.hurry = hurry && f0 !== 0 ? true : board.hurry;
       const f = hurry ? 0 : f0;
-      while (logged && li < lines.length && lines[li].index <= k) appendLog(lines[li++]);
+      while (logged && li < lines.length && lines[li].index <= k) log.append(lines[li++]);
       if (f > 0) playSound(ev.type);
       if (f > 0 && ev.type === "capture") vibrate(80);
       await uiEvent(ev, f);
       await board.animate(ev, f);
     }
-    while (logged && li < lines.length) appendLog(lines[li++]);
+    while (logged && li < lines.length) log.append(lines[li++]);
     board.hurry = false;
     snap = game;
     if (game.roll) lastRoll = game.roll;
@@ -376,20 +356,10 @@ export function mountGame(root, app, gameId) {
   function seatOf(colour) { return snap && snap.seats ? snap.seats[colour] : null; }
 
   function renderTurn() {
-    const colour = snap && snap.phase === "over" && !running ? snap.state.winner : shownTurn;
-    board.setTurn(snap && snap.phase === "over" && !running ? null : colour);
-    turnCard.replaceChildren();
-    if (!colour) return;
-    turnCard.dataset.colour = colour;
-    turnCard.style.setProperty("--c", PALETTE[colour].main);
-    turnCard.style.setProperty("--c-light", PALETTE[colour].light);
     const over = snap && snap.phase === "over" && !running;
-    turnCard.append(
-      h("div", { class: "turn-icon" }, seatAvatar(colour, seatOf(colour), 30)),
-      h("div", { class: "turn-text" },
-        h("div", { class: "turn-label" }, over ? t("game.winner") : t("game.to-play")),
-        h("div", { class: "turn-name" }, t(`colour.${colour}`), h("span", { class: "turn-seat" }, seatLabel(seatOf(colour), !local)))),
-    );
+    const colour = over ? snap.state.winner : shownTurn;
+    board.setTurn(over ? null : colour);
+    showTurn(turnCard, colour, seatOf(colour), over ? t("game.winner") : t("game.to-play"), !local);
   }
 
   function dieState() {
@@ -539,54 +509,8 @@ export function mountGame(root, app, gameId) {
     return snap ? snap.players.filter((c) => seatOf(c)?.kind === "open") : [];
   }
 
-  // ------------------------------------------------------------ invite
-  function inviteUrl() {
-    // opened through 127.0.0.1 on a LAN server: invite with the address phones can reach
-    const loopback = /^(localhost|127\.|\[?::1\]?$)/.test(location.hostname);
-    const meta = app.meta || {};
-    const base = meta.public_url || (loopback && meta.invite_base ? meta.invite_base : location.origin);
-    return `${base}/#/join/${encodeURIComponent(gameId)}`;
-  }
-
-  let inviteBuilt = false;
-  const inviteLink = h("a", { class: "invite-link", "data-testid": "invite-link", target: "_blank", rel: "noopener" });
-  const inviteQr = h("img", { class: "invite-qr", "data-testid": "invite-qr", width: "148", height: "148", alt: "" });
-  inviteQr.addEventListener("error", () => { inviteQr.hidden = true; });
-  inviteQr.addEventListener("load", () => { inviteQr.hidden = false; });
-  function renderInvite(relabelOnly = false) {
-    const open = openSeats();
-    const over = snap && snap.phase === "over";
-    const show = !!snap && !over && (open.length > 0 || inviteOpen);
-    inviteBtn.hidden = !snap || over || open.length > 0 || myRole() === "spectator";
-    inviteBtn.setAttribute("aria-expanded", String(show));
-    inviteCard.hidden = !show;
-    if (!show && !relabelOnly) return;
-    if (!show) return;
-    const url = inviteUrl();
-    inviteLink.href = url;
-    inviteLink.textContent = url;
-    if (!inviteBuilt) {
-      inviteBuilt = true;
-      inviteQr.hidden = true;
-      svgImageUrl(`/api/games/${encodeURIComponent(gameId)}/invite.svg`).then((src) => {
-        if (src && !destroyed) inviteQr.src = src;
-      });
-    }
-    inviteQr.alt = t("invite.qr-alt");
-    const copy = h("button", { class: "btn btn-small", type: "button", "data-testid": "invite-copy", onclick: async () => {
-      toast(await copyText(url) ? t("invite.copied") : t("invite.copy-failed"), "info");
-    } }, copySvg(15), t("invite.copy"));
-    const local127 = /^(localhost|127\.|\[?::1)/.test(location.hostname);
-    inviteCard.replaceChildren(
-      h("h3", { class: "card-title" }, linkSvg(18), t("invite.title"),
-        open.length ? h("span", { class: "count open-count" }, t("lobby.open-seats", { n: open.length })) : null,
-        inviteOpen && !open.length ? h("button", { class: "invite-close", type: "button", "aria-label": t("end.close"), title: t("end.close"), onclick: () => { inviteOpen = false; renderInvite(); } }, "×") : null),
-      h("div", { class: "invite-body" },
-        h("div", { class: "invite-text" },
-          h("p", { class: "muted invite-help" }, open.length ? t("invite.help") : t("invite.help-full")),
-          local127 && !(app.meta && app.meta.invite_base) && myRole() === "host" ? h("p", { class: "invite-warn" }, t("invite.loopback")) : null),
-        inviteQr),
-      h("div", { class: "invite-url" }, inviteLink, copy));
+  function renderInvite() {
+    invite.render({ playing: !!snap && snap.phase !== "over", openSeats: openSeats().length, role: myRole() });
   }
 
   // ------------------------------------------------------------ chat and reactions
@@ -595,86 +519,14 @@ export function mountGame(root, app, gameId) {
     return connected && (r === "host" || r === "player");
   }
 
-  function relabelChat() {
-    const talk = canTalk();
-    chatInput.disabled = !talk;
-    chatSend.disabled = !talk;
-    for (const b of reactButtons) b.disabled = !talk;
-    chatInput.placeholder = talk ? t("chat.placeholder") : t("chat.spectator");
-    chatInput.setAttribute("aria-label", t("chat.placeholder"));
-    chatNote.textContent = talk ? "" : t("chat.read-only");
-    if (!chatList.children.length) chatList.dataset.empty = t("chat.empty");
-  }
-
-  function sendChat() {
-    const text = chatInput.value.trim().slice(0, 200);
-    if (!text || !canTalk()) return;
-    if (socket.send({ type: "chat", text })) chatInput.value = "";
-    else toast(t("error.offline"), "error");
-  }
-
-  let reactReady = 0;
-  function sendReact(emoji) {
-    if (!canTalk()) return;
-    const now = performance.now();
-    if (now < reactReady) return;
-    reactReady = now + 350;
-    if (!socket.send({ type: "react", emoji })) toast(t("error.offline"), "error");
-  }
-
-  function speakerName(msg) {
-    return msg.colour ? String(msg.name || t(`colour.${msg.colour}`)) : t("chat.host");
-  }
-
   function isMine(msg) {
     return msg.colour ? myColours.includes(msg.colour) : myRole() === "host";
   }
 
-  function chatItem(msg) {
-    const colour = PALETTE[msg.colour] ? msg.colour : null;
-    let time = "";
-    try { if (msg.at) time = new Intl.DateTimeFormat(lang() === "zh" ? "zh-CN" : lang(), { timeStyle: "short" }).format(new Date(msg.at)); } catch { time = ""; }
-    // the name and the text are inserted as text nodes: never markup
-    return h("li", { class: `chat-msg ${isMine(msg) ? "mine" : ""}`, "data-testid": "chat-message", style: colour ? `--c:${PALETTE[colour].main};--c-dark:${PALETTE[colour].dark}` : null },
-      h("span", { class: "chat-who" }, colour ? colourIcon(colour, 12) : h("span", { class: "chat-star", "aria-hidden": "true" }, "★"),
-        h("span", { class: "chat-name", text: speakerName(msg) }), time ? h("time", { class: "chat-time", text: time }) : null),
-      h("span", { class: "chat-text", text: String(msg.text ?? "") }));
-  }
-
-  function addChat(msg, live) {
-    if (typeof msg.text !== "string") return;
-    const atBottom = chatList.scrollHeight - chatList.scrollTop - chatList.clientHeight < 40;
-    chatList.append(chatItem(msg));
-    while (chatList.children.length > MAX_CHAT) chatList.firstElementChild.remove();
-    if (live && !isMine(msg)) chatCard.classList.add("chat-new");
-    setTimeout(() => chatCard.classList.remove("chat-new"), 900);
-    if (atBottom || isMine(msg)) requestAnimationFrame(() => { chatList.scrollTop = chatList.scrollHeight; });
-  }
-
-  function loadChat(list) {
-    chatList.replaceChildren();
-    for (const m of list.slice(-MAX_CHAT)) addChat(m, false);
-  }
-
-  function floatReaction(msg) {
-    if (!REACTIONS.includes(msg.emoji)) return;
-    while (reactLayer.children.length > 14) reactLayer.firstElementChild.remove();
-    const colour = PALETTE[msg.colour] ? msg.colour : null;
-    const el = h("div", { class: "react-float", style: `left:${12 + Math.random() * 76}%;--c:${colour ? PALETTE[colour].main : "#1d2540"};--drift:${(Math.random() * 40 - 20).toFixed(0)}px` },
-      h("span", { class: "react-emoji", text: msg.emoji }),
-      h("span", { class: "react-name", text: speakerName(msg) }));
-    reactLayer.append(el);
-    setTimeout(() => el.remove(), 2800);
-  }
-
   function showRematchNotice(id) {
     if (myRole() === "host") return;
-    const href = `#/join/${encodeURIComponent(id)}`;
     toast(t("end.rematch-started"));
-    const actions = endLayer.querySelector(".end-actions");
-    if (actions && !actions.querySelector("[data-testid=join-rematch]")) {
-      actions.prepend(h("a", { class: "btn btn-primary", href, "data-testid": "join-rematch" }, t("end.join-rematch")));
-    }
+    offerRematch(endLayer, id);
   }
 
   // ------------------------------------------------------------ turn timer
@@ -704,10 +556,10 @@ export function mountGame(root, app, gameId) {
     renderPlayers();
     renderRole();
     renderInvite();
-    relabelChat();
+    chat.refresh();
     // chat is for several devices: a game played on this one device alone has no one to read it
     const shared = !local || Object.values(snap.seats || {}).some((seat) => seat.kind === "player" || seat.kind === "open");
-    chatCard.hidden = !shared;
+    chat.card.hidden = !shared;
     updateClock();
     rulesBox.replaceChildren(rulesSummary(snap.rules, snap.rules_name));
     speedSel.value = speed;
@@ -755,6 +607,7 @@ export function mountGame(root, app, gameId) {
   function setSpeed(value) {
     if (myRole() !== "host") return;
     speed = value;
+    saveSetting("speed", value);  // the next new game starts at this pace too
     socket.send({ type: "speed", speed: value });
   }
 
@@ -773,62 +626,6 @@ export function mountGame(root, app, gameId) {
   }
   document.addEventListener("keydown", onKey);
 
-  // ------------------------------------------------------------ log
-  let logLines = [];
-  let historyEvents = [];
-  let liveEvents = [];
-  function appendLog(line) {
-    logLines.push(line);
-    if (logLines.length > MAX_LOG) logLines = logLines.slice(-MAX_LOG);
-    logList.append(logItem(line));
-    while (logList.children.length > MAX_LOG) logList.firstElementChild.remove();
-    scrollLog();
-  }
-
-  function logItem(line) {
-    return h("li", { class: `log-line log-${line.kind}`, style: line.colour ? `--c:${PALETTE[line.colour]?.main || "#999"}` : null }, line.node);
-  }
-
-  function renderLogAll() {
-    // re-format every line in the current language
-    logLines = [];
-    logList.replaceChildren();
-    for (const batch of [historyEvents, ...liveEvents]) {
-      for (const line of formatEvents(batch)) { logLines.push(line); }
-    }
-    logLines = logLines.slice(-MAX_LOG);
-    logList.replaceChildren(...logLines.map(logItem));
-    scrollLog();
-  }
-
-  // Reading scrollHeight forces a layout: do it once per frame, not once per line.
-  let scrollQueued = false;
-  function scrollLog() {
-    if (scrollQueued) return;
-    scrollQueued = true;
-    requestAnimationFrame(() => {
-      scrollQueued = false;
-      logList.scrollTop = logList.scrollHeight;
-    });
-  }
-
-  async function loadHistory(game) {
-    const token = ++historyToken;
-    liveEvents = [];
-    historyEvents = [];
-    logList.replaceChildren();
-    logLines = [];
-    const res = await fetchReplay(gameId);
-    if (destroyed || token !== historyToken || !res.ok) return;
-    const steps = (res.data.steps || []).slice(0, game.actions);
-    historyEvents = steps.flatMap((st) => st.events);
-    if (game.phase === "move" && game.roll) historyEvents.push({ type: "roll", colour: game.state.turn, value: game.roll });
-    for (let i = historyEvents.length - 1; i >= 0; i--) {
-      if (historyEvents[i].type === "roll") { if (!lastRoll) { lastRoll = historyEvents[i].value; updateControls(); } break; }
-    }
-    renderLogAll();
-  }
-
   // ------------------------------------------------------------ end
   function maybeShowEnd() {
     if (!snap || snap.phase !== "over" || running || queue.length) return;
@@ -840,31 +637,7 @@ export function mountGame(root, app, gameId) {
 
   function renderEnd() {
     if (!snap || snap.phase !== "over") { endLayer.replaceChildren(); return; }
-    const st = snap.state;
-    const ranking = st.ranking.slice();
-    const rest = snap.players.filter((c) => !ranking.includes(c));
-    const list = h("ol", { class: "ranking", "data-testid": "ranking" });
-    ranking.forEach((colour, k) => list.append(h("li", { class: "rank", "data-colour": colour, style: `--c:${PALETTE[colour].main};--c-light:${PALETTE[colour].light}` },
-      h("span", { class: "rank-medal" }, medal(k + 1)), seatAvatar(colour, seatOf(colour), 22),
-      h("span", { class: "rank-name" }, t(`colour.${colour}`)), h("span", { class: "rank-seat" }, seatLabel(seatOf(colour), !local)))));
-    for (const colour of rest) list.append(h("li", { class: "rank rank-unplaced", "data-colour": colour, style: `--c:${PALETTE[colour].main};--c-light:${PALETTE[colour].light}` },
-      h("span", { class: "rank-medal" }, "·"), seatAvatar(colour, seatOf(colour), 22),
-      h("span", { class: "rank-name" }, t(`colour.${colour}`)), h("span", { class: "rank-seat" }, t("end.unplaced"))));
-    const winner = st.winner;
-    const card = h("div", { class: "end-card", "data-testid": "end-screen", role: "dialog", "aria-modal": "false", "aria-labelledby": "end-title" },
-      h("button", { class: "end-close", type: "button", "data-testid": "end-close", "aria-label": t("end.close"), title: t("end.close"), onclick: () => endLayer.classList.toggle("minimised") }, "–"),
-      h("div", { class: "confetti", "aria-hidden": "true" }, ...Array.from({ length: 18 }, (_, k) => h("i", { style: `--k:${k};--c:${PALETTE[["red", "yellow", "blue", "green"][k % 4]].main}` }))),
-      h("div", { class: "trophy", "aria-hidden": "true" }, trophySvg(64)),
-      h("h2", { id: "end-title", class: "winner", "data-testid": "winner", "data-colour": winner || "", style: winner ? `--c:${PALETTE[winner].dark}` : null },
-        winner ? tNodes("end.wins", { player: colourChip(winner) }) : t("hint.over")),
-      list,
-      h("div", { class: "end-actions" },
-        myRole() === "host" ? h("button", { class: "btn btn-primary", type: "button", "data-testid": "rematch", onclick: rematch }, t("end.rematch")) : null,
-        h("button", { class: "btn", type: "button", "data-testid": "new-game-end", onclick: () => app.go("#/new") }, t("end.new-game")),
-        h("a", { class: "btn btn-ghost", href: `#/replay/${encodeURIComponent(gameId)}` }, t("end.watch-replay")),
-        h("button", { class: "btn btn-ghost end-view-board", type: "button", "data-testid": "view-board", onclick: () => endLayer.classList.add("minimised") }, t("end.view-board"))));
-    endLayer.replaceChildren(card);
-    endLayer.classList.add("shown");
+    showEndCard(endLayer, snap, { gameId, network: !local, host: myRole() === "host", go: (hash) => app.go(hash), rematch });
   }
 
   async function rematch() {
@@ -884,7 +657,8 @@ export function mountGame(root, app, gameId) {
       if (howTo) howTo.destroy();
       clearInterval(clock);
       clearTimeout(autoMoveTimer);
-      if (inviteQr.src.startsWith("blob:")) URL.revokeObjectURL(inviteQr.src);
+      invite.destroy();
+      log.stop();
       socket.close();
       offLang();
       document.removeEventListener("keydown", onKey);

@@ -1,6 +1,7 @@
 // Join a room (#/join/ID): see who plays and the rules, type a name, take a free seat or watch.
 import { GameSocket, getSeatToken, saveSeatToken, savedName, saveName } from "./net.js";
 import { t, has, onLangChange } from "./i18n.js";
+import { missingCard } from "./cards.js";
 import { h, toast, errorText, colourIcon, seatLabel, rulesSummary, presenceDot, eyeSvg, clockSvg, PALETTE } from "./ui.js";
 
 
@@ -113,8 +114,7 @@ export function mountJoin(root, app, gameId) {
       h("button", { class: "btn btn-ghost", type: "button", onclick: () => app.go("#/") }, "← ", t("nav.home")),
       h("h1", {}, t("join.title")));
     if (missing) {
-      screen.replaceChildren(head, h("div", { class: "missing card" }, h("h2", {}, t("game.missing")), h("p", {}, t("game.missing-text")),
-        h("button", { class: "btn btn-primary", type: "button", onclick: () => app.go("#/") }, t("nav.home"))));
+      screen.replaceChildren(head, missingCard(app));
       return;
     }
     if (!game) {

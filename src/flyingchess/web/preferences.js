@@ -1,4 +1,4 @@
-// The settings screen (#/settings): language, theme, sound, auto-move and animations, kept in
+// The settings screen (#/settings): language, theme, sound, pace, auto-move and animations, kept in
 // this browser. The game screen has the sound and auto-move switches too; both read
 // and write the same settings (settings.js).
 import { LANGS, lang, setLang, t, onLangChange } from "./i18n.js";
@@ -20,18 +20,21 @@ export function mountPreferences(root, app) {
     onchange: () => { saveSetting("motion", motion.value); applyMotion(); } });
   const theme = h("select", { class: "select", "data-testid": "pref-theme",
     onchange: () => { saveSetting("theme", theme.value); applyTheme(); } });
+  const speed = h("select", { class: "select", "data-testid": "pref-speed",
+    onchange: () => saveSetting("speed", speed.value) });
   const howTo = h("button", { class: "btn", type: "button", "data-testid": "pref-howto",
     onclick: () => { saveSetting("seenHowTo", false); howTo.disabled = true; } });
   const back = h("button", { class: "btn btn-primary", type: "button", "data-testid": "pref-done",
     onclick: () => (history.length > 1 ? history.back() : app.go("#/")) });
   const title = h("h2", { class: "card-title" });
-  const labels = { language: h("span", {}), sound: h("span", {}), autoMove: h("span", {}), motion: h("span", {}), theme: h("span", {}) };
+  const labels = { language: h("span", {}), sound: h("span", {}), autoMove: h("span", {}), motion: h("span", {}), theme: h("span", {}), speed: h("span", {}) };
   const row = (label, control) => h("label", { class: "pref-row" }, label, control);
   root.replaceChildren(h("section", { class: "screen prefs-screen" },
     h("div", { class: "card prefs-card" }, title,
       row(labels.language, language),
       row(labels.theme, theme),
       row(labels.sound, sound),
+      row(labels.speed, speed),
       row(labels.autoMove, autoMove),
       row(labels.motion, motion),
       h("div", { class: "prefs-actions" }, howTo, back))));
@@ -46,6 +49,9 @@ export function mountPreferences(root, app) {
     motion.replaceChildren(...MOTIONS.map((m) => h("option", { value: m }, t(`prefs.motion-${m}`))));
     motion.value = settings().motion;
     labels.theme.textContent = t("prefs.theme");
+    labels.speed.textContent = t("prefs.speed");
+    speed.replaceChildren(...app.meta.speeds.map((v) => h("option", { value: v }, t(`speed.${v}`))));
+    speed.value = app.meta.speeds.includes(settings().speed) ? settings().speed : "normal";
     theme.replaceChildren(...THEMES.map((m) => h("option", { value: m }, t(`prefs.theme-${m}`))));
     theme.value = settings().theme;
     back.textContent = t("prefs.done");

@@ -1,7 +1,8 @@
 // The replay viewer: step through a stored game action by action.
 import { Board } from "./board.js";
 import { t, onLangChange } from "./i18n.js";
-import { h, s, fetchReplay, errorText, colourIcon, dieFace, setDieFace, seatLabel, rulesSummary, formatEvents, PALETTE, homeSvg, downloadSvg } from "./ui.js";
+import { showTurn, missingCard } from "./cards.js";
+import { h, s, fetchReplay, errorText, dieFace, setDieFace, rulesSummary, formatEvents, PALETTE, homeSvg, downloadSvg } from "./ui.js";
 
 export function mountReplay(root, app, gameId) {
   const board = new Board(app.meta.layout);
@@ -102,15 +103,7 @@ export function mountReplay(root, app, gameId) {
     slider.max = String(total());
     slider.value = String(pos);
     const colour = st.over ? st.winner : pos > 0 ? data.steps[pos - 1].events.find((e) => e.type === "roll")?.colour || st.turn : st.turn;
-    turnCard.replaceChildren();
-    if (colour) {
-      turnCard.dataset.colour = colour;
-      turnCard.style.setProperty("--c", PALETTE[colour].main);
-      turnCard.style.setProperty("--c-light", PALETTE[colour].light);
-      turnCard.append(h("div", { class: "turn-icon" }, colourIcon(colour, 30)),
-        h("div", { class: "turn-text" }, h("div", { class: "turn-label" }, st.over ? t("game.winner") : pos > 0 ? t("replay.moved") : t("game.to-play")),
-          h("div", { class: "turn-name" }, t(`colour.${colour}`), h("span", { class: "turn-seat" }, seatLabel(data.game.seats?.[colour])))));
-    }
+    showTurn(turnCard, colour, data.game.seats?.[colour], st.over ? t("game.winner") : pos > 0 ? t("replay.moved") : t("game.to-play"), false);
     const roll = pos > 0 ? data.steps[pos - 1].roll : 0;
     setDieFace(dieSvg, roll);
     dieBox.dataset.value = roll ? String(roll) : "";
@@ -195,9 +188,7 @@ export function mountReplay(root, app, gameId) {
     if (destroyed) return;
     if (!res.ok) {
       app.setAnimating(false);
-      screen.replaceChildren(h("div", { class: "missing card" },
-        h("h2", {}, t("game.missing")), h("p", {}, errorText(res.error.code, res.error.message)),
-        h("button", { class: "btn btn-primary", type: "button", onclick: () => app.go("#/") }, t("nav.home"))));
+      screen.replaceChildren(missingCard(app, errorText(res.error.code, res.error.message)));
       return;
     }
     data = res.data;

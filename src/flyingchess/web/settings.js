@@ -7,6 +7,7 @@ const DEFAULTS = Object.freeze({
   sound: true,     // sounds and vibration (after the first tap: browsers allow no sooner)
   motion: "system",  // animations: "system" (as the device says), "reduced" or "full"
   theme: "system",   // colours: "system" (as the device says), "light" or "dark"
+  speed: "normal",   // the pace of new games (the host changes a game's own in the game)
   seenHowTo: false,  // the four lines of how to play, shown beside the first game
 });
 

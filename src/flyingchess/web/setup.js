@@ -1,5 +1,6 @@
 // New game: players, colours, seats (human or a bot from /api/meta), preset and every option.
 import { t, has, onLangChange } from "./i18n.js";
+import { settings } from "./settings.js";
 import { h, api, toast, errorText, colourIcon, botLabel, presetLabel, optionValueLabel, dieFace, clockSvg, COLOURS, PALETTE } from "./ui.js";
 import { keepHostToken } from "./net.js";
 
@@ -195,6 +196,7 @@ export function mountSetup(root, app) {
     busy = true;
     render();
     const body = { players, seats, rules };
+    if (app.meta.speeds.includes(settings().speed)) body.speed = settings().speed;  // the pace the player chose last
     if (form.timer) body.timer = form.timer;
     saveNames(form.names);
     const res = await api("POST", "/api/games", body);

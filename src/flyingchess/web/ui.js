@@ -75,14 +75,15 @@ export function colourIcon(colour, size = 18) {
 }
 
 /** The first letter of a name as the reader sees it (a CJK character, a Vietnamese
- * letter with its marks, an emoji), not its first UTF-16 unit. */
+ * letter with its marks, an emoji), not its first UTF-16 unit; quotes, brackets and
+ * other marks before it are skipped. */
 function initial(name) {
   const text = String(name).trim();
-  if (!text) return "";
-  if (typeof Intl !== "undefined" && Intl.Segmenter) {
-    for (const { segment } of new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text)) return segment.toUpperCase();
-  }
-  return Array.from(text)[0].toUpperCase();
+  const graphemes = typeof Intl !== "undefined" && Intl.Segmenter
+    ? Array.from(new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text), (g) => g.segment)
+    : Array.from(text);
+  const letter = graphemes.find((g) => /[\p{L}\p{N}\p{Extended_Pictographic}]/u.test(g)) || graphemes[0] || "";
+  return letter.toUpperCase();
 }
 
 /** A seat's badge: a named player gets the first letter of the name on the colour (with

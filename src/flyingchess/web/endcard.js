@@ -1,0 +1,46 @@
+// The card over the board when a game is over: the ranking, and what to do next.
+import { t, tNodes } from "./i18n.js";
+import { h, colourChip, medal, trophySvg, seatAvatar, seatLabel, PALETTE } from "./ui.js";
+
+/**
+ * Put the end card in `layer` for a finished game's snapshot.
+ * @param {HTMLElement} layer
+ * @param {any} snap  the game as the server sent it (phase "over")
+ * @param {{ gameId: string, network: boolean, host: boolean, go(hash: string): void, rematch(): void }} o
+ */
+export function showEndCard(layer, snap, { gameId, network, host, go, rematch }) {
+  const seatOf = (colour) => snap.seats?.[colour];
+  const style = (colour) => `--c:${PALETTE[colour].main};--c-light:${PALETTE[colour].light}`;
+  const ranking = snap.state.ranking.slice();
+  const rest = snap.players.filter((c) => !ranking.includes(c));
+  const list = h("ol", { class: "ranking", "data-testid": "ranking" });
+  ranking.forEach((colour, k) => list.append(h("li", { class: "rank", "data-colour": colour, style: style(colour) },
+    h("span", { class: "rank-medal" }, medal(k + 1)), seatAvatar(colour, seatOf(colour), 22),
+    h("span", { class: "rank-name" }, t(`colour.${colour}`)), h("span", { class: "rank-seat" }, seatLabel(seatOf(colour), network)))));
+  for (const colour of rest) list.append(h("li", { class: "rank rank-unplaced", "data-colour": colour, style: style(colour) },
+    h("span", { class: "rank-medal" }, "·"), seatAvatar(colour, seatOf(colour), 22),
+    h("span", { class: "rank-name" }, t(`colour.${colour}`)), h("span", { class: "rank-seat" }, t("end.unplaced"))));
+  const winner = snap.state.winner;
+  const card = h("div", { class: "end-card", "data-testid": "end-screen", role: "dialog", "aria-modal": "false", "aria-labelledby": "end-title" },
+    h("button", { class: "end-close", type: "button", "data-testid": "end-close", "aria-label": t("end.close"), title: t("end.close"), onclick: () => layer.classList.toggle("minimised") }, "–"),
+    h("div", { class: "confetti", "aria-hidden": "true" }, ...Array.from({ length: 18 }, (_, k) => h("i", { style: `--k:${k};--c:${PALETTE[["red", "yellow", "blue", "green"][k % 4]].main}` }))),
+    h("div", { class: "trophy", "aria-hidden": "true" }, trophySvg(64)),
+    h("h2", { id: "end-title", class: "winner", "data-testid": "winner", "data-colour": winner || "", style: winner ? `--c:${PALETTE[winner].dark}` : null },
+      winner ? tNodes("end.wins", { player: colourChip(winner) }) : t("hint.over")),
+    list,
+    h("div", { class: "end-actions" },
+      host ? h("button", { class: "btn btn-primary", type: "button", "data-testid": "rematch", onclick: rematch }, t("end.rematch")) : null,
+      h("button", { class: "btn", type: "button", "data-testid": "new-game-end", onclick: () => go("#/new") }, t("end.new-game")),
+      h("a", { class: "btn btn-ghost", href: `#/replay/${encodeURIComponent(gameId)}` }, t("end.watch-replay")),
+      h("button", { class: "btn btn-ghost end-view-board", type: "button", "data-testid": "view-board", onclick: () => layer.classList.add("minimised") }, t("end.view-board"))));
+  layer.replaceChildren(card);
+  layer.classList.add("shown");
+}
+
+/** A guest's way to the rematch the host started (added to the end card if it is shown). */
+export function offerRematch(layer, id) {
+  const actions = layer.querySelector(".end-actions");
+  if (actions && !actions.querySelector("[data-testid=join-rematch]")) {
+    actions.prepend(h("a", { class: "btn btn-primary", href: `#/join/${encodeURIComponent(id)}`, "data-testid": "join-rematch" }, t("end.join-rematch")));
+  }
+}
