@@ -82,7 +82,7 @@ def test_replay_example_of_record_md() -> None:
     ],
 )
 def test_malformed_records_are_one_line_errors_with_nothing_on_stdout(text: str, words: str) -> None:
-    for args in (("replay", "-"), ("replay", "--trace", "-")):
+    for args in (("replay", "-"), ("replay", "--trace", "-"), ("analyse", "-"), ("analyse", "--json", "-")):
         result = run(*args, stdin=text)
         assert_one_line_error(result, "record: ")
         assert words in result.stderr
@@ -114,6 +114,10 @@ def test_an_illegal_action_names_its_index(action: Any, words: str) -> None:
     assert_one_line_error(fine, "action 3: ")
     assert words in fine.stderr
     assert len(fine.stdout.splitlines()) == 3
+    # analyse refuses the same record with the same line, and prints nothing
+    for args in (("analyse", "-"), ("analyse", "--json", "-")):
+        analysed = run(*args, stdin=record(actions=[*good, {"roll": 1, "plane": None}, action]))
+        assert (analysed.returncode, analysed.stderr, analysed.stdout) == (2, fine.stderr, "")
 
 
 def test_unknown_keys_are_kept_or_ignored() -> None:
@@ -387,11 +391,16 @@ def test_a_bot_whose_extra_is_missing_names_the_extra(command: list[str]) -> Non
     assert_refused(result, "bot 'learned' needs NumPy: pip install 'flyingchess[rl]'")
 
 
-def test_without_numpy_the_learned_bot_is_listed_with_its_extra_and_others_still_play() -> None:
+def test_without_numpy_the_network_bots_are_listed_with_their_extra_and_others_still_play() -> None:
     listing = json.loads(run_guarded("bots", "--json", missing=("numpy",)).stdout)
-    learned = next(entry for entry in listing if entry["name"] == "learned")
-    assert learned["available"] is False and learned["extra"] == "rl"
-    assert all(entry["available"] for entry in listing if entry["name"] != "learned")
+    for name in ("learned", "ace"):
+        entry = next(entry for entry in listing if entry["name"] == name)
+        assert entry["available"] is False and entry["extra"] == "rl"
+    assert all(entry["available"] for entry in listing if entry["name"] not in ("learned", "ace"))
+    assert_refused(
+        run_guarded("analyse", "-", missing=("numpy",), stdin=record()),
+        "analyse uses the ace bot's network: bot 'ace' needs NumPy: pip install 'flyingchess[rl]'",
+    )
     assert "flyingchess[rl]" in run_guarded("bots", missing=("numpy",)).stdout
     assert_refused(run_guarded("demo", "--bots", "learner", missing=("numpy",)), "unknown bot 'learner'")
     played = run_guarded("choose", "--bot", "heuristic", "--roll", "6", "-", missing=("numpy",), stdin=record())

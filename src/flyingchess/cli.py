@@ -107,6 +107,46 @@ def command_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def command_analyse(args: argparse.Namespace) -> int:
+    record = _read_record(args.record)
+    missing = BOTS["ace"].missing()
+    if missing is not None:
+        raise CommandError(f"analyse uses the ace bot's network: {missing}")
+    from .analysis import analyse
+
+    try:
+        review = analyse(record)
+    except ActionError as error:
+        raise CommandError(str(error)) from None
+    if args.json:
+        _print_json(review.to_json(), sys.stdout)
+        return 0
+    final = review.chances[-1]
+    start = review.chances[0]
+    print(f"{len(record.actions)} actions, {len(review.decisions)} decisions with a real choice")
+    for colour in record.players:
+        made = [d for d in review.decisions if d.colour == colour]
+        lost = sum(d.cost for d in made)
+        print(
+            f"  {colour:<7} chance to finish first {start[colour]:6.1%} at the start, {final[colour]:6.1%} at the end;"
+            f" {len(made)} decisions, {sum(d.cost == 0 for d in made)} best, chance given away {lost:.1%}"
+        )
+    mistakes = review.mistakes()
+    print("worst mistakes:" if mistakes else "no mistake costs 2% or more")
+    for d in mistakes:
+        played = "pass" if d.played is None else f"plane {d.played}"
+        print(
+            f"  action {d.index:>4}  {d.colour:<7} rolled {d.roll}: played {played}, best plane {d.best}"
+            f" ({', '.join(d.reasons)}): {d.chance_played:.1%} instead of {d.chance_best:.1%}, cost {d.cost:.1%}"
+        )
+    if review.swings:
+        print("big swings:")
+    for swing in review.swings:
+        changes = ", ".join(f"{colour} {delta:+.1%}" for colour, delta in swing.change.items() if abs(delta) >= 0.005)
+        print(f"  action {swing.index:>4}  {swing.colour:<7} {'+'.join(swing.kinds)}: {changes}")
+    return 0
+
+
 def _die_value(text: str) -> int:
     if text.strip() not in {str(face) for face in DIE_FACES}:
         raise CommandError(f"roll {text!r} is not a die value 1..6")
@@ -621,6 +661,13 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--trace", action="store_true", help="print the state after every action")
     replay.add_argument("record", help="record file, or - for standard input")
     replay.set_defaults(handler=command_replay)
+
+    analyse = commands.add_parser(
+        "analyse", help="review a record: chances to win, each decision's best move and cost, the worst mistakes"
+    )
+    analyse.add_argument("--json", action="store_true", help="print the whole review as one JSON object")
+    analyse.add_argument("record", help="record file, or - for standard input")
+    analyse.set_defaults(handler=command_analyse)
 
     choose = commands.add_parser("choose", help="print the move a bot picks after a record")
     choose.add_argument("--bot", required=True)

@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from .board import COLOURS, PLANES_PER_COLOUR
+from .events import Event
 from .game import GameSetupError, IllegalMoveError, State, new_game, play, validate_players
 from .rules import CLASSIC, DIE_FACES, Rules, RulesError
 
@@ -29,6 +30,19 @@ class ActionError(ValueError):
         super().__init__(f"action {index}: {reason}")
         self.index = index
         self.reason = reason
+
+
+class Step(NamedTuple):
+    """One action of a record: the state waiting for its roll, the state after it, and
+    the events between (the roll's and the move's)."""
+
+    number: int
+    """The action's index in the record (0-based)."""
+    roll: int
+    plane: int | None
+    before: State
+    after: State
+    events: tuple[Event, ...]
 
 
 @dataclass
@@ -68,6 +82,21 @@ class Record:
         for index, action in enumerate(self.actions):
             state = _replay_step(state, index, *parse_action(index, action))
             yield state
+
+    def steps(self) -> Iterator[Step]:
+        """Each action with the states around it and what happened (the engine's events);
+        raises ActionError at the first bad one, as `replay` does."""
+        state = self.start()
+        for index, action in enumerate(self.actions):
+            roll_value, plane = parse_action(index, action)
+            if state.over:
+                raise ActionError(index, "the game is already over")
+            try:
+                after, events = play(state, roll_value, plane)
+            except IllegalMoveError as error:
+                raise ActionError(index, str(error)) from None
+            yield Step(index, roll_value, plane, state, after, tuple(events))
+            state = after
 
     def final_state(self) -> State:
         state = self.start()

@@ -55,6 +55,29 @@ the page's labels are all generated from."""
 CHOICES: Final[dict[str, tuple[str, ...]]] = {spec.name: spec.values for spec in OPTIONS if spec.kind == "choice"}
 """The options whose value is one of a few names, with their allowed values."""
 
+
+def _rule_feature_names() -> tuple[tuple[str, str, Any], ...]:
+    """(name, option, value) of each rule feature, generated from the option schema: a set
+    option gives one feature per face, a choice of two one feature (its second value), a
+    longer choice one per value, a flag one."""
+    names: list[tuple[str, str, Any]] = []
+    for spec in OPTIONS:
+        if spec.kind == "set":
+            names += [(f"{spec.name}={face}", spec.name, face) for face in spec.values]
+        elif spec.kind == "choice" and len(spec.values) == 2:
+            names.append((f"{spec.name}={spec.values[1]}", spec.name, spec.values[1]))
+        elif spec.kind == "choice":
+            names += [(f"{spec.name}={value}", spec.name, value) for value in spec.values]
+        else:
+            names.append((spec.name, spec.name, True))
+    return tuple(names)
+
+
+RULE_FEATURE_NAMES: Final = _rule_feature_names()
+"""The rules as numbers for learning (the environments' observation, the value network)."""
+RULE_FEATURES: Final = len(RULE_FEATURE_NAMES)
+
+
 SET_OPTIONS: Final = tuple(spec.name for spec in OPTIONS if spec.kind == "set")
 BOOL_OPTIONS: Final = tuple(spec.name for spec in OPTIONS if spec.kind == "bool")
 
@@ -150,6 +173,15 @@ class Rules:
         base_name, base = min(PRESETS.items(), key=lambda item: len(_differences(item[1], self)))
         changes = ", ".join(f"{key}={value}" for key, value in _differences(base, self).items())
         return f"{base_name} + {changes}"
+
+
+def rule_flags(rules: Rules) -> tuple[float, ...]:
+    """1.0 for each rule feature (RULE_FEATURE_NAMES) the rules have, else 0.0."""
+    flags = []
+    for _, option, value in RULE_FEATURE_NAMES:
+        held = getattr(rules, option)
+        flags.append(float(value in held if isinstance(held, frozenset) else held == value))
+    return tuple(flags)
 
 
 def _differences(base: Rules, other: Rules) -> dict[str, Any]:

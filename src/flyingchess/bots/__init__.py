@@ -42,6 +42,24 @@ register(
     BotInfo("expectimax", 3, "looks ahead over the next roll and the reply, with the greedy evaluation", ExpectimaxBot)
 )
 
+
+def _ace_bot(seed: int | None) -> Bot:
+    from .ace import AceBot  # imported on first use: it needs NumPy (the `rl` extra)
+
+    return AceBot(seed)
+
+
+register(
+    BotInfo(
+        "ace",
+        4,
+        "looks ahead over the next roll, every player playing for itself, valued by a network trained by self-play",
+        _ace_bot,
+        needs=("numpy",),
+        extra="rl",
+    )
+)
+
 __all__ = [
     "BOTS",
     "Bot",

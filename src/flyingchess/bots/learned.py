@@ -86,6 +86,29 @@ def feature_tables(rules: Rules, players: tuple[str, ...]) -> FeatureTables:
     return FeatureTables(progress, hits.reshape(-1))
 
 
+def danger_and_threat(tables: FeatureTables, positions: npt.NDArray[np.int8]) -> tuple[Floats, Floats, Floats]:
+    """For [B, players, 4] positions: (each plane's progress value [B, P, 4]; each player's
+    expected loss of progress before it rolls again, were every other player to roll
+    once [B, P]; the progress each player's next roll threatens to send home [B, P])."""
+    value, chance = hit_chances(tables, positions)
+    danger = (np.minimum(chance.sum(axis=1), 1) * value).sum(axis=2)  # [B, P]: expected loss
+    threat = (chance * value[:, None]).sum(axis=(2, 3))  # [B, P]: by attacker
+    return value, danger, threat
+
+
+def hit_chances(tables: FeatureTables, positions: npt.NDArray[np.int8]) -> tuple[Floats, Floats]:
+    """For [B, players, 4] positions: (each plane's progress value [B, P, 4]; the chance
+    that one roll of each attacker hits each plane, [B, attacker, victim, plane])."""
+    count = positions.shape[1]
+    cells = positions.astype(np.intp) + 1  # [B, P, 4]
+    value = tables.progress[cells]  # [B, P, 4]
+    # faces[b, attacker, victim, plane]: faces with which any attacker plane hits that plane
+    keys = np.arange(count)[:, None] * _PROGRESS_CELLS + cells  # [B, P, 4]
+    index = keys[:, :, :, None, None] * (count * _PROGRESS_CELLS) + keys[:, None, None, :, :]
+    faces = np.bitwise_or.reduce(tables.hit_faces[index], axis=2)  # [B, P, P, 4]
+    return value, _FACE_COUNTS[faces]
+
+
 def features(tables: FeatureTables, positions: npt.NDArray[np.int8], turn: npt.ArrayLike, me: npt.ArrayLike) -> Floats:
     """float [B, FEATURES]: the features of B afterstates for player `me` ([B] indices).
 
@@ -94,19 +117,11 @@ def features(tables: FeatureTables, positions: npt.NDArray[np.int8], turn: npt.A
     count = positions.shape[1]
     mine = np.arange(count) == np.asarray(me)[:, None]  # [B, P]
     others = ~mine
-    cells = positions.astype(np.intp) + 1  # [B, P, 4]
-    value = tables.progress[cells]  # [B, P, 4]
+    value, danger, threat = danger_and_threat(tables, positions)
     progress = value.sum(axis=2) / PLANES_PER_COLOUR
     hangar = (positions == HANGAR).sum(axis=2) / PLANES_PER_COLOUR
     finished = (positions == CENTRE).sum(axis=2) / PLANES_PER_COLOUR
     active = ((positions != HANGAR) & (positions != CENTRE)).sum(axis=2)
-    # faces[b, attacker, victim, plane]: faces with which any attacker plane hits that plane
-    keys = np.arange(count)[:, None] * _PROGRESS_CELLS + cells  # [B, P, 4]
-    index = keys[:, :, :, None, None] * (count * _PROGRESS_CELLS) + keys[:, None, None, :, :]
-    faces = np.bitwise_or.reduce(tables.hit_faces[index], axis=2)  # [B, P, P, 4]
-    chance = _FACE_COUNTS[faces]
-    danger = (np.minimum(chance.sum(axis=1), 1) * value).sum(axis=2)  # [B, P]: expected loss
-    threat = (chance * value[:, None]).sum(axis=(2, 3))  # [B, P]: by attacker
     my_danger = (danger * mine).sum(axis=1)
     my_threat = (threat * mine).sum(axis=1)
     my_active = (active * mine).sum(axis=1)

@@ -7,13 +7,13 @@ The table of entries is in docs/environments.md; `OBSERVATION_SIZE` counts them.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 import numpy as np
 
 from ..board import CENTRE, COLOURS, HANGAR, LANE_FIRST, RING_INDEX, RING_SIZE, SEAT, TAKEOFF
 from ..game import State, carried_planes, legal_moves
-from ..rules import OPTIONS, Rules
+from ..rules import RULE_FEATURES, Rules, rule_flags
 
 PASS_ACTION: Final = 4
 """Actions 0..3 move that plane (any plane of a stack); action 4 passes."""
@@ -23,35 +23,12 @@ PLANE_FEATURES: Final = 7  # hangar, takeoff, ring, lane, centre, progress, rela
 SEAT_FEATURES: Final = 2 + 4 * PLANE_FEATURES
 
 
-def _rule_feature_names() -> tuple[tuple[str, str, Any], ...]:
-    """(name, option, value) of each rule feature, generated from the option schema: a set
-    option gives one feature per face, a choice of two one feature (its second value), a
-    longer choice one per value, a flag one."""
-    names: list[tuple[str, str, Any]] = []
-    for spec in OPTIONS:
-        if spec.kind == "set":
-            names += [(f"{spec.name}={face}", spec.name, face) for face in spec.values]
-        elif spec.kind == "choice" and len(spec.values) == 2:
-            names.append((f"{spec.name}={spec.values[1]}", spec.name, spec.values[1]))
-        elif spec.kind == "choice":
-            names += [(f"{spec.name}={value}", spec.name, value) for value in spec.values]
-        else:
-            names.append((spec.name, spec.name, True))
-    return tuple(names)
-
-
-RULE_FEATURE_NAMES: Final = _rule_feature_names()
-RULE_FEATURES: Final = len(RULE_FEATURE_NAMES)
 OBSERVATION_SIZE: Final = 4 * SEAT_FEATURES + 6 + 1 + RULE_FEATURES
 
 
 def rule_features(rules: Rules) -> np.ndarray:
     """1 for each rule feature the rules have (a face in a set, the value of a choice)."""
-    features = np.zeros(RULE_FEATURES, dtype=np.float32)
-    for index, (_, option, value) in enumerate(RULE_FEATURE_NAMES):
-        held = getattr(rules, option)
-        features[index] = value in held if isinstance(held, frozenset) else held == value
-    return features
+    return np.array(rule_flags(rules), dtype=np.float32)
 
 
 def observe(state: State, colour: str) -> np.ndarray:

@@ -1,5 +1,5 @@
-"""Training the learned bot on the batch simulator: its features, afterstates and choices
-for a whole batch of games at once.
+"""Training the learned bot and the value network on the batch simulator: features,
+afterstates and choices for a whole batch of games at once.
 
 The bot (`flyingchess.bots.learned`) judges the k afterstates of one decision; these do
 the same for B games, with the same feature function, so a position scores the same in
@@ -16,7 +16,8 @@ import numpy.typing as npt
 
 from ..board import PLANES_PER_COLOUR
 from ..bots.learned import FEATURES, Floats, feature_tables, features, scores
-from .batch import BatchGame
+from ..bots.value import ValueNet, encode, value_tables
+from .batch import PASS, BatchGame
 
 
 def batch_features(game: BatchGame, me: npt.ArrayLike) -> Floats:
@@ -62,4 +63,51 @@ def batch_actions(game: BatchGame, rolls: npt.ArrayLike, weights: Floats) -> npt
     return actions
 
 
-__all__ = ["batch_actions", "batch_afterstates", "batch_features", "batch_winner"]
+def mover_chances(game: BatchGame, me: npt.ArrayLike, net: ValueNet) -> Floats:
+    """[B]: the value network's chance that player `me` [B] finishes first in each game
+    as it stands (1 or 0 once someone has)."""
+    count = len(game.players)
+    chances = net.chances(encode(value_tables(game.rules, game.players), game.positions, game.turn, game.sixes), count)
+    me = np.asarray(me, np.intp)
+    slot = (me - game.turn) % count
+    mine = chances[np.arange(game.batch), slot].astype(np.float64)
+    winner = batch_winner(game)
+    result: Floats = np.where(winner >= 0, (winner == me).astype(np.float64), mine)
+    return result
+
+
+def value_actions(game: BatchGame, rolls: npt.ArrayLike, net: ValueNet) -> npt.NDArray[np.intp]:
+    """The value network's 1-ply choice in every game: the legal move after which the
+    mover's chance to finish first is highest (ties to the lowest plane; PASS where
+    nothing is legal). Only games with two or more legal moves are looked into."""
+    rolls = np.asarray(rolls)
+    mask = game.move_mask(rolls)
+    actions: npt.NDArray[np.intp] = np.where(mask.any(axis=1), np.argmax(mask, axis=1), PASS)
+    choose = np.flatnonzero(mask.sum(axis=1) >= 2)
+    if not len(choose):
+        return actions
+    sub = copy.copy(game)
+    sub.keep(choose)
+    me = sub.turn.copy()
+    everything = np.arange(len(choose))
+    values = np.full((len(choose), PLANES_PER_COLOUR), -np.inf)
+    for plane in range(PLANES_PER_COLOUR):
+        legal = mask[choose, plane]
+        if not legal.any():
+            continue
+        after = copy.copy(sub)
+        after.keep(everything)  # fresh arrays: `sub` is untouched
+        after.step_unchecked(rolls[choose], np.where(legal, plane, PASS))
+        values[:, plane] = np.where(legal, mover_chances(after, me, net), -np.inf)
+    actions[choose] = np.argmax(values, axis=1)
+    return actions
+
+
+__all__ = [
+    "batch_actions",
+    "batch_afterstates",
+    "batch_features",
+    "batch_winner",
+    "mover_chances",
+    "value_actions",
+]

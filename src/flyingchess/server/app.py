@@ -42,6 +42,8 @@ from ..rules import OPTIONS, PRESETS, Rules, RulesError
 from .async_store import AsyncStore
 from .dice import EntropyDice
 from .guard import LOOPBACK_NAMES, Guard, HostPolicy
+from .insight import Insight
+from .insight import available as analysis_available
 from .limits import KeyedBuckets, Limits, TokenBucket
 from .outbox import Outbox
 from .protocol import (
@@ -108,6 +110,7 @@ def _meta() -> dict[str, Any]:
         "speeds": list(SPEEDS),
         "reactions": list(REACTIONS),
         "limits": {"name": NAME_LIMIT, "chat": CHAT_LIMIT},
+        "analysis": analysis_available(),  # win chances, hints and reviews (the ace bot's network)
     }
 
 
@@ -281,8 +284,13 @@ async def lobby(request: Request) -> Response:
 async def create_game(request: Request) -> Response:
     _may_create(request)
     new = parse_new_game(await _json_body(request, _settings(request).limits.json_body_bytes))
+    extra: dict[str, Any] = {}
+    if new.timer:
+        extra["timer"] = new.timer
+    if new.hints:
+        extra["hints"] = True
     room, host_token = await _rooms(request).create(
-        new.rules, new.players, new.seats, extra={"timer": new.timer} if new.timer else None, speed=new.speed
+        new.rules, new.players, new.seats, extra=extra or None, speed=new.speed
     )
     return _created(room, host_token)
 
@@ -354,6 +362,21 @@ async def get_replay(request: Request) -> Response:
     async with request.app.state.heavy_jobs:
         steps = await asyncio.to_thread(room.replay_steps, first, count)
     return JSONResponse({"game": room.snapshot(), **steps})
+
+
+async def get_chances(request: Request) -> Response:
+    insight: Insight = request.app.state.insight
+    return await insight.chances(request)
+
+
+async def get_hint(request: Request) -> Response:
+    insight: Insight = request.app.state.insight
+    return await insight.hint(request)
+
+
+async def get_analysis(request: Request) -> Response:
+    insight: Insight = request.app.state.insight
+    return await insight.analysis(request)
 
 
 async def invite_qr(request: Request) -> Response:
@@ -539,6 +562,9 @@ ROUTES = [
     Route("/api/rooms", lobby),
     Route("/api/games/{game_id}/replay", get_replay),
     Route("/api/games/{game_id}/rematch", rematch, methods=["POST"]),
+    Route("/api/games/{game_id}/chances", get_chances),
+    Route("/api/games/{game_id}/hint", get_hint),
+    Route("/api/games/{game_id}/analysis", get_analysis),
     Route("/api/records", import_record, methods=["POST"]),
     Route("/api/records/check", check_record, methods=["POST"]),
     Route("/api/stats", statistics, methods=["GET"]),
@@ -602,5 +628,6 @@ def create_app(
     app.state.creations = KeyedBuckets(limits.create_rate, limits.create_burst, limits.address_keys)
     app.state.replays = KeyedBuckets(limits.replay_rate, limits.replay_burst, limits.address_keys)
     app.state.heavy_jobs = asyncio.Semaphore(limits.heavy_jobs)
+    app.state.insight = Insight(app.state.rooms, app.state.heavy_jobs, app.state.replays)
     app.state.meta = _meta()
     return app

@@ -83,6 +83,10 @@ HTTP_STATUS: Final = {
     "bad-origin": 403,
     "unknown-game": 404,
     "damaged-game": 409,
+    "no-move": 409,
+    "not-over": 409,
+    "hints-off": 403,
+    "no-analysis": 501,
     "too-large": 413,
     "bad-content-type": 415,
     "rate-limited": 429,
@@ -305,6 +309,7 @@ class NewGame:
     seats: dict[str, dict[str, str]]
     timer: int
     speed: str = "normal"
+    hints: bool = False
 
 
 def parse_timer(value: Any) -> int:
@@ -315,7 +320,7 @@ def parse_timer(value: Any) -> int:
 
 
 def parse_new_game(body: Any) -> NewGame:
-    """`POST /api/games`: {"players", "seats", "rules", "timer", "speed"}, each optional."""
+    """`POST /api/games`: {"players", "seats", "rules", "timer", "speed", "hints"}, each optional."""
     if not isinstance(body, dict):
         raise ProtocolError("bad-request", "expected a JSON object")
     try:
@@ -326,7 +331,12 @@ def parse_new_game(body: Any) -> NewGame:
     speed = body.get("speed", "normal")
     if speed not in SPEEDS:
         raise ProtocolError("bad-request", f"speed must be one of {', '.join(SPEEDS)}")
-    return NewGame(rules, players, parse_seats(players, body.get("seats")), parse_timer(body.get("timer", 0)), speed)
+    hints = body.get("hints", False)
+    if not isinstance(hints, bool):
+        raise ProtocolError("bad-request", "hints must be true or false")
+    return NewGame(
+        rules, players, parse_seats(players, body.get("seats")), parse_timer(body.get("timer", 0)), speed, hints
+    )
 
 
 def _not_playable(bot: Any) -> str:

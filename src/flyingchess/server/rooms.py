@@ -216,6 +216,7 @@ class Room:
             "moves": moves,
             "actions": len(session.actions),
             "speed": session.speed,
+            "hints": session.extra.get("hints") is True,
             "started": session.started,
             "timer": self.presence.timer,
             "turn_left": self.presence.turn_left(self.seats, state.colour),

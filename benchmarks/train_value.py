@@ -1,0 +1,270 @@
+"""Train the value network (bots/value.py) by self-play on the batch simulator.
+
+    python benchmarks/train_value.py                   # the recorded run (prints figures)
+    python benchmarks/train_value.py --write           # ... and rewrite bots/value_weights.npz
+
+Fitted value iteration with TD(lambda) targets: each round plays games with the current
+network's 1-ply choice (the first round with the heuristic bot), a share `--explore` of
+the moves at random, and labels the positions where someone is about to roll with the
+lambda-return of the network's own predictions, ending in who finished first (see
+`self_play`). The network then learns those chances (softmax cross entropy, Adam) from
+the positions of the last `--keep` rounds. Every configuration of
+CONFIGS (each preset; 2, 3 and 4 players; two seatings of two players) is played every
+round, classic twice as much, so one network serves them all. Each round ends with a
+check: the network's 1-ply choice against three heuristic bots (4 players, classic,
+seats rotated).
+
+Everything is drawn from one seed; the same seed gives the same weights on the same
+NumPy. The recorded run is written in docs/bots.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from flyingchess import PRESETS, Rules
+from flyingchess.bots.value import INPUTS, SLOTS, ValueNet, encode, value_tables
+from flyingchess.envs.batch import BatchGame, heuristic_actions, random_actions
+from flyingchess.envs.training import value_actions
+from flyingchess.sim import wilson_interval
+
+WEIGHTS = Path(__file__).resolve().parents[1] / "src/flyingchess/bots/value_weights.npz"
+
+CONFIGS: list[tuple[str, tuple[str, ...], int]] = [
+    (preset, players, 2 if preset == "classic" else 1)
+    for preset in PRESETS
+    for players in (
+        ("red", "blue"),
+        ("red", "yellow"),
+        ("red", "yellow", "blue"),
+        ("red", "yellow", "blue", "green"),
+    )
+]
+"""(preset, players, share): every preset with 2 (facing and side by side), 3 and 4 players."""
+
+
+class Samples(NamedTuple):
+    """Positions of one configuration where someone is about to roll, each with its
+    target: every player's chance to finish first (players in turn order, not slots)."""
+
+    positions: npt.NDArray[np.int8]
+    turn: npt.NDArray[np.int8]
+    sixes: npt.NDArray[np.int8]
+    target: npt.NDArray[np.float32]
+
+
+def self_play(
+    rules: Rules,
+    players: tuple[str, ...],
+    games: int,
+    net: ValueNet | None,
+    explore: float,
+    keep: float,
+    lam: float,
+    rng: np.random.Generator,
+    batch: int = 2048,
+) -> Samples:
+    """Play `games` games (the heuristic bot when `net` is None) and label the positions
+    before each roll of an undecided game with TD(lambda) targets: working back from the
+    end, G(t) = (1 - lam) V(t + 1) + lam G(t + 1), with G = who finished first at the end
+    and V the network's prediction (lam = 1, or no network: the outcome itself). A share
+    `keep` of the labelled positions is kept."""
+    game = BatchGame(rules, players, min(batch, games))
+    count = len(players)
+    positions, turns, sixes, owners = [], [], [], []
+    winners = np.full(games, -1, np.int8)
+    started = game.batch
+    game_of = np.arange(game.batch)  # the game each slot plays, -1 once none is left
+    while True:
+        live = np.flatnonzero(game_of >= 0)
+        if not len(live):
+            break
+        positions.append(game.positions[live].copy())
+        turns.append(game.turn[live].copy())
+        sixes.append(game.sixes[live].copy())
+        owners.append(game_of[live].copy())
+        rolls = game.roll(rng)
+        mask = game.move_mask(rolls)
+        actions = heuristic_actions(game, rolls, mask) if net is None else value_actions(game, rolls, net)
+        wander = rng.random(game.batch) < explore
+        actions = np.where(wander, random_actions(mask, rng), actions)
+        game.step_unchecked(rolls, actions)
+        decided = np.flatnonzero((game_of >= 0) & (game.winner >= 0))
+        if len(decided):
+            winners[game_of[decided]] = game.winner[decided]
+            fresh = min(len(decided), games - started)
+            game.reset_games(decided[:fresh])
+            game_of[decided[:fresh]] = np.arange(started, started + fresh)
+            game_of[decided[fresh:]] = -1
+            started += fresh
+            running = np.flatnonzero(game_of >= 0)
+            if 0 < len(running) <= game.batch // 2:  # the last games: compact the batch
+                game.keep(running)
+                game_of = game_of[running]
+    ends = np.cumsum([len(owner) for owner in owners])
+    all_positions, all_turns = np.concatenate(positions), np.concatenate(turns)
+    all_sixes, owner = np.concatenate(sixes), np.concatenate(owners)
+    outcome = np.eye(count, dtype=np.float32)[winners]  # [games, P]
+    if net is None or lam >= 1:
+        target = outcome[owner]
+    else:
+        predicted = np.empty((len(owner), count), np.float32)
+        tables = value_tables(rules, players)
+        for start in range(0, len(owner), 8192):
+            part = slice(start, start + 8192)
+            turn = all_turns[part].astype(np.intp)
+            slots = net.chances(encode(tables, all_positions[part], turn, all_sixes[part]), count)[:, :count]
+            order = (turn[:, None] + np.arange(count)) % count
+            np.put_along_axis(predicted[part], order, slots, axis=1)
+        target = np.empty_like(predicted)
+        running_return = outcome.copy()
+        for stop, start in zip(ends[::-1], np.concatenate([[0], ends[:-1]])[::-1]):
+            ids = owner[start:stop]
+            target[start:stop] = running_return[ids]
+            running_return[ids] = (1 - lam) * predicted[start:stop] + lam * running_return[ids]
+    kept = rng.random(len(owner)) < keep
+    return Samples(all_positions[kept], all_turns[kept], all_sixes[kept], target[kept])
+
+
+class Adam:
+    """Adam over the network's four arrays."""
+
+    def __init__(self, net: ValueNet, rate: float) -> None:
+        self.net, self.rate, self.step = net, rate, 0
+        self.m = {name: np.zeros_like(array) for name, array in net.arrays().items()}
+        self.v = {name: np.zeros_like(array) for name, array in net.arrays().items()}
+
+    def update(self, grads: dict[str, np.ndarray]) -> None:
+        self.step += 1
+        correction = np.sqrt(1 - 0.999**self.step) / (1 - 0.9**self.step)
+        for name, array in self.net.arrays().items():
+            self.m[name] = 0.9 * self.m[name] + 0.1 * grads[name]
+            self.v[name] = 0.999 * self.v[name] + 0.001 * grads[name] ** 2
+            array -= (self.rate * correction * self.m[name] / (np.sqrt(self.v[name]) + 1e-8)).astype(np.float32)
+
+
+def gradients(
+    net: ValueNet, inputs: np.ndarray, target: np.ndarray, players: int
+) -> tuple[float, dict[str, np.ndarray]]:
+    """Mean softmax cross entropy against target chances by slot ([B, SLOTS]), and its gradients."""
+    hidden = np.maximum(inputs @ net.w1 + net.b1, 0)
+    logits = hidden @ net.w2 + net.b2
+    logits[:, players:] = -np.inf
+    logits -= logits.max(axis=1, keepdims=True)
+    chances = np.exp(logits)
+    chances /= chances.sum(axis=1, keepdims=True)
+    loss = float(-(target * np.log(np.maximum(chances, 1e-12))).sum(axis=1).mean())
+    d_logits = (chances - target) / len(target)
+    d_hidden = (d_logits @ net.w2.T) * (hidden > 0)
+    return loss, {
+        "w1": inputs.T @ d_hidden,
+        "b1": d_hidden.sum(axis=0),
+        "w2": hidden.T @ d_logits,
+        "b2": d_logits.sum(axis=0),
+    }
+
+
+def train(
+    net: ValueNet, adam: Adam, data: list[tuple[int, Samples]], steps: int, size: int, rng: np.random.Generator
+) -> float:
+    """`steps` minibatches of `size` positions, each from one configuration (drawn in
+    proportion to its positions); returns the mean loss."""
+    counts = np.array([len(samples.turn) for _, samples in data], np.float64)
+    losses = []
+    for _ in range(steps):
+        which = rng.choice(len(data), p=counts / counts.sum())
+        config, samples = data[which]
+        preset, players, _ = CONFIGS[config]
+        pick = rng.integers(0, len(samples.turn), size)
+        turn = samples.turn[pick].astype(np.intp)
+        inputs = encode(value_tables(Rules.preset(preset), players), samples.positions[pick], turn, samples.sixes[pick])
+        count = len(players)
+        target = np.zeros((size, SLOTS), np.float32)
+        order = (turn[:, None] + np.arange(count)) % count
+        target[:, :count] = np.take_along_axis(samples.target[pick], order, axis=1)
+        loss, grads = gradients(net, inputs, target, count)
+        adam.update(grads)
+        losses.append(loss)
+    return float(np.mean(losses))
+
+
+def against_heuristic(
+    net: ValueNet, games: int, rng: np.random.Generator, players: int = 4, preset: str = "classic"
+) -> tuple[int, int]:
+    """(wins, games) of the network's 1-ply choice against heuristic bots, seats rotated."""
+    game = BatchGame(Rules.preset(preset), players, games)
+    seat = np.arange(games) % players
+    while not game.over.all():
+        rolls = game.roll(rng)
+        mask = game.move_mask(rolls)
+        mine = value_actions(game, rolls, net)
+        theirs = heuristic_actions(game, rolls, mask)
+        game.step(rolls, np.where(game.turn == seat, mine, theirs))
+    return int((game.winner == seat).sum()), games
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=12)
+    parser.add_argument("--games", type=int, default=1500, help="games per configuration share and round")
+    parser.add_argument("--hidden", type=int, default=96)
+    parser.add_argument("--keep", type=int, default=4, help="rounds of positions to learn from")
+    parser.add_argument("--sample", type=float, default=0.25, help="share of positions kept")
+    parser.add_argument("--explore", type=float, default=0.03)
+    parser.add_argument("--lam", type=float, default=0.7, help="TD(lambda): 1 learns from outcomes alone")
+    parser.add_argument("--steps", type=int, default=1500, help="minibatches per round")
+    parser.add_argument("--batch-size", type=int, default=512)
+    parser.add_argument("--rate", type=float, default=1e-3)
+    parser.add_argument("--check-games", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--start", type=Path, help="continue from these weights")
+    parser.add_argument("--write", action="store_true", help=f"write the weights to {WEIGHTS.name}")
+    args = parser.parse_args()
+    rng = np.random.default_rng(args.seed)
+    net = ValueNet.random(args.hidden, rng)
+    if args.start:
+        with np.load(args.start) as arrays:
+            net = ValueNet(arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"])
+    adam = Adam(net, args.rate)
+    history: list[list[tuple[int, Samples]]] = []
+    print(f"value network: {INPUTS} inputs, {args.hidden} hidden, {SLOTS} outputs; seed {args.seed}", flush=True)
+    began = time.perf_counter()
+    for round_ in range(args.rounds):
+        started = time.perf_counter()
+        player = None if round_ == 0 and not args.start else net
+        fresh = []
+        for config, (preset, players, share) in enumerate(CONFIGS):
+            samples = self_play(
+                Rules.preset(preset), players, args.games * share, player, args.explore, args.sample, args.lam, rng
+            )
+            fresh.append((config, samples))
+        history = [*history[-(args.keep - 1) :], fresh] if args.keep > 1 else [fresh]
+        data = [item for round_data in history for item in round_data]
+        positions = sum(len(samples.turn) for _, samples in data)
+        played = time.perf_counter() - started
+        loss = train(net, adam, data, args.steps, args.batch_size, rng)
+        wins, games = against_heuristic(net, args.check_games, rng)
+        low, high = wilson_interval(wins, games)
+        print(
+            f"round {round_ + 1:2}: played {played:4.0f} s ({'heuristic' if player is None else 'network'}), "
+            f"{positions:,} positions, loss {loss:.4f}; vs 3 heuristic {wins / games:.1%} [{low:.1%}, {high:.1%}]"
+            f"  ({time.perf_counter() - began:.0f} s)",
+            flush=True,
+        )
+        if args.write:
+            np.savez(WEIGHTS, **net.arrays())
+    if args.write:
+        print(f"wrote {WEIGHTS}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,172 @@
+"""The value network: every player's chance to finish first, from any position.
+
+One small network (one hidden layer, NumPy) serves every preset, custom rules and 2-4
+players, because its inputs come from the compiled game rather than from any rule
+written here:
+- per player, in turn order from the player about to roll (so "slot 0" is always the
+  roller, whoever that is): how many of its planes stand at each progress value (hangar
+  to centre), its progress in expected rolls (the move table's fixed point), planes in
+  the hangar, home and in play, whether the slot is played at all, and for each slot
+  the progress that slot's next roll would send home from this one (the compiled
+  captures: every face of every plane, jumps, flights and flight-line captures);
+- for the position: sixes already rolled in this turn, the number of players, and the
+  rule options as flags (`rules.RULE_FEATURE_NAMES`).
+
+The output is a softmax over the playing slots: the chance that each finishes first.
+It is trained by self-play on the batch simulator (benchmarks/train_value.py, which
+records how) and used three ways: the strongest bot searches with it (bots/ace.py), the
+page shows it as win chances, and `flyingchess analyse` prices every decision with it.
+
+The one `encode` function works on arrays shaped like `BatchGame`'s ([B, players, 4]
+positions), so training and play encode a position identically. Needs NumPy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from importlib import resources
+from typing import Final, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from ..board import CENTRE, HANGAR, PLANES_PER_COLOUR
+from ..game import State
+from ..rules import RULE_FEATURES, Rules, rule_flags
+from .learned import FeatureTables, feature_tables, hit_chances
+
+Floats = npt.NDArray[np.float32]
+
+SLOTS: Final = 4
+"""Player slots of the input (fewer players leave the last slots empty)."""
+CELLS: Final = CENTRE + 2
+"""Progress values -1 (hangar) .. CENTRE, indexed by progress + 1."""
+SLOT_INPUTS: Final = CELLS + 5 + SLOTS
+GLOBAL_INPUTS: Final = 3 + 3 + RULE_FEATURES
+INPUTS: Final = SLOTS * SLOT_INPUTS + GLOBAL_INPUTS
+WEIGHTS_FILE: Final = "value_weights.npz"
+
+
+class ValueTables(NamedTuple):
+    """What encoding needs from one rule set and player list, computed once."""
+
+    features: FeatureTables
+    rules: Floats
+    players: int
+
+
+@lru_cache(maxsize=64)
+def value_tables(rules: Rules, players: tuple[str, ...]) -> ValueTables:
+    return ValueTables(feature_tables(rules, players), np.array(rule_flags(rules), np.float32), len(players))
+
+
+def encode(tables: ValueTables, positions: npt.NDArray[np.int8], turn: npt.ArrayLike, sixes: npt.ArrayLike) -> Floats:
+    """float32 [B, INPUTS]: B positions ([B, players, 4] progress), each seen from its
+    player about to roll (`turn`, [B]) with `sixes` [B] sixes already rolled this turn."""
+    rows, count = positions.shape[0], positions.shape[1]
+    turn = np.asarray(turn, np.intp).reshape(-1)
+    order = (turn[:, None] + np.arange(count)) % count  # slot -> player index
+    value, chance = hit_chances(tables.features, positions)
+    rotated = np.take_along_axis(positions, order[:, :, None], axis=1)
+    cells = rotated.astype(np.intp) + 1
+    out = np.zeros((rows, INPUTS), np.float32)
+    slots = out[:, : SLOTS * SLOT_INPUTS].reshape(rows, SLOTS, SLOT_INPUTS)
+    flat = (np.arange(rows * count)[:, None] * CELLS + cells.reshape(rows * count, PLANES_PER_COLOUR)).ravel()
+    counts = np.bincount(flat, minlength=rows * count * CELLS).reshape(rows, count, CELLS)  # planes per cell
+    slots[:, :count, :CELLS] = counts * 0.5
+    at = CELLS
+    slots[:, :count, at] = np.take_along_axis(value.sum(axis=2), order, 1) / PLANES_PER_COLOUR
+    slots[:, :count, at + 1] = (rotated == HANGAR).sum(axis=2) / PLANES_PER_COLOUR
+    slots[:, :count, at + 2] = (rotated == CENTRE).sum(axis=2) / PLANES_PER_COLOUR
+    slots[:, :count, at + 3] = ((rotated != HANGAR) & (rotated != CENTRE)).sum(axis=2) / PLANES_PER_COLOUR
+    slots[:, :count, at + 4] = 1.0
+    # loss[b, victim, attacker]: progress the attacker's next roll would send home, in slots
+    loss = (chance * value[:, None]).sum(axis=3).transpose(0, 2, 1)  # [B, victim, attacker]
+    loss = np.take_along_axis(np.take_along_axis(loss, order[:, :, None], 1), order[:, None, :], 2)
+    slots[:, :count, at + 5 : at + 5 + count] = loss
+    base = SLOTS * SLOT_INPUTS
+    out[np.arange(rows), base + np.clip(np.asarray(sixes, np.intp).reshape(-1), 0, 2)] = 1.0
+    out[:, base + 3 + count - 2] = 1.0
+    out[:, base + 6 :] = tables.rules
+    return out
+
+
+class ValueNet:
+    """inputs -> hidden (ReLU) -> one logit per slot; softmax over the slots in play."""
+
+    def __init__(self, w1: npt.ArrayLike, b1: npt.ArrayLike, w2: npt.ArrayLike, b2: npt.ArrayLike) -> None:
+        self.w1 = np.asarray(w1, np.float32)
+        self.b1 = np.asarray(b1, np.float32)
+        self.w2 = np.asarray(w2, np.float32)
+        self.b2 = np.asarray(b2, np.float32)
+        hidden = self.b1.shape[0]
+        if self.w1.shape != (INPUTS, hidden) or self.w2.shape != (hidden, SLOTS) or self.b2.shape != (SLOTS,):
+            raise ValueError(f"value network shapes {self.w1.shape}, {self.w2.shape}: expected ({INPUTS}, H), (H, 4)")
+
+    @classmethod
+    def random(cls, hidden: int, rng: np.random.Generator) -> ValueNet:
+        """A fresh network (He initialisation), for training."""
+        return cls(
+            rng.normal(0, np.sqrt(2 / INPUTS), (INPUTS, hidden)),
+            np.zeros(hidden),
+            rng.normal(0, np.sqrt(1 / hidden), (hidden, SLOTS)),
+            np.zeros(SLOTS),
+        )
+
+    def arrays(self) -> dict[str, Floats]:
+        return {"w1": self.w1, "b1": self.b1, "w2": self.w2, "b2": self.b2}
+
+    def logits(self, inputs: Floats, players: int) -> Floats:
+        hidden = np.maximum(inputs @ self.w1 + self.b1, 0)
+        logits: Floats = hidden @ self.w2 + self.b2
+        logits[:, players:] = -np.inf
+        return logits
+
+    def chances(self, inputs: Floats, players: int) -> Floats:
+        """[B, SLOTS]: each slot's chance to finish first (0 for empty slots)."""
+        logits = self.logits(inputs, players)
+        logits -= logits.max(axis=1, keepdims=True)
+        weights = np.exp(logits)
+        chances: Floats = weights / weights.sum(axis=1, keepdims=True)
+        return chances
+
+
+@lru_cache(maxsize=1)
+def shipped_net() -> ValueNet:
+    """The trained network that ships with the package."""
+    with resources.files(__package__).joinpath(WEIGHTS_FILE).open("rb") as file, np.load(file) as arrays:
+        return ValueNet(arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"])
+
+
+def position_arrays(states: Sequence[State]) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """(positions, turn, sixes) of engine states of one game, as `encode` takes them."""
+    positions = np.array([state.planes for state in states], np.int8)
+    turn = np.array([state.turn for state in states], np.intp)
+    sixes = np.array([state.sixes for state in states], np.intp)
+    return positions, turn, sixes
+
+
+def win_chances(states: Sequence[State], net: ValueNet | None = None) -> npt.NDArray[np.float64]:
+    """[len(states), players]: each player's chance to finish first, in the order of
+    `state.players`, for states of one game waiting for the die or for a move (a state
+    waiting for a move is valued as it stands, before the move). A decided game gives
+    1 to its winner."""
+    if not states:
+        return np.zeros((0, 0))
+    net = net or shipped_net()
+    first = states[0]
+    count = len(first.players)
+    tables = value_tables(first.rules, first.players)
+    positions, turn, sixes = position_arrays(states)
+    slot_chances = net.chances(encode(tables, positions, turn, sixes), count)[:, :count]
+    order = (turn[:, None] + np.arange(count)) % count
+    result = np.zeros((len(states), count))
+    np.put_along_axis(result, order, slot_chances, axis=1)
+    for row, state in enumerate(states):
+        if state.ranking:
+            result[row] = [1.0 if colour == state.ranking[0] else 0.0 for colour in state.players]
+    return result
+
+
+__all__ = ["INPUTS", "SLOTS", "ValueNet", "ValueTables", "encode", "shipped_net", "value_tables", "win_chances"]

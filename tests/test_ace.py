@@ -1,0 +1,171 @@
+"""The value network, the ace bot and the analysis built on them (docs/bots.md)."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+
+import pytest
+
+np = pytest.importorskip("numpy")
+
+from flyingchess import PRESETS, Rules, legal_moves, new_game
+from flyingchess.analysis import MISTAKE, analyse, chances, hint, reasons
+from flyingchess.board import CENTRE, HANGAR
+from flyingchess.bots import make_bot
+from flyingchess.bots.ace import AceBot
+from flyingchess.bots.learned import feature_tables, hit_chances
+from flyingchess.bots.value import CELLS, INPUTS, SLOT_INPUTS, SLOTS, ValueNet, encode, value_tables, win_chances
+from flyingchess.envs.batch import BatchGame
+from flyingchess.envs.training import mover_chances
+from flyingchess.game import apply_unchecked
+from flyingchess.record import Record
+
+
+def played_states(players: int, preset: str, seed: int, count: int = 60) -> list:
+    """States waiting for the die along a random game."""
+    rng = random.Random(seed)
+    state = new_game(players, Rules.preset(preset))
+    states = []
+    while not state.over and len(states) < count:
+        states.append(state)
+        rolled = state._replace(roll=rng.randint(1, 6))
+        moves = legal_moves(rolled)
+        state = apply_unchecked(rolled, rng.choice(moves) if moves else None)
+    return states
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_encoding_sees_every_position_from_the_player_about_to_roll(players: int) -> None:
+    states = played_states(players, "classic", seed=players)
+    tables = value_tables(states[0].rules, states[0].players)
+    positions = np.array([s.planes for s in states], np.int8)
+    turn = np.array([s.turn for s in states])
+    inputs = encode(tables, positions, turn, np.array([s.sixes for s in states]))
+    assert inputs.shape == (len(states), INPUTS)
+    slots = inputs[:, : SLOTS * SLOT_INPUTS].reshape(len(states), SLOTS, SLOT_INPUTS)
+    value, chance = hit_chances(feature_tables(states[0].rules, states[0].players), positions)
+    for row, state in enumerate(states):
+        for slot in range(SLOTS):
+            if slot >= players:
+                assert not slots[row, slot].any()  # no such player: an empty slot
+                continue
+            player = (state.turn + slot) % players
+            planes = state.planes[player]
+            counts = slots[row, slot, :CELLS] / 0.5
+            assert counts.sum() == 4 and counts[HANGAR + 1] == planes.count(HANGAR)
+            assert counts[CENTRE + 1] == planes.count(CENTRE)
+            assert slots[row, slot, CELLS + 4] == 1.0  # in play
+            for attacker_slot in range(players):
+                attacker = (state.turn + attacker_slot) % players
+                expected = float((chance[row, attacker, player] * value[row, player]).sum())
+                assert slots[row, slot, CELLS + 5 + attacker_slot] == pytest.approx(expected, abs=1e-6)
+
+
+def test_win_chances_add_up_and_a_decided_game_is_certain() -> None:
+    for players in (2, 3, 4):
+        states = played_states(players, "house", seed=10 + players)
+        table = win_chances(states)
+        assert table.shape == (len(states), players)
+        assert np.allclose(table.sum(axis=1), 1.0) and (table >= 0).all()
+    state = new_game(2, Rules.preset("classic"))
+    won = state._replace(planes=((CENTRE,) * 4, (HANGAR,) * 4), ranking=("red",), over=True)
+    assert win_chances([won]).tolist() == [[1.0, 0.0]]
+    assert chances(won) == {"red": 1.0, "blue": 0.0}
+
+
+def test_the_batch_simulator_and_the_engine_get_the_same_chances() -> None:
+    """Training (BatchGame arrays) and play (engine states) must value a position alike."""
+    rng = np.random.default_rng(5)
+    game = BatchGame(Rules.preset("classic"), 4, 64)
+    for _ in range(40):
+        game.step_random(rng)
+    me = np.arange(64) % 4
+    from flyingchess.bots.value import shipped_net
+
+    batch = mover_chances(game, me, shipped_net())
+    single = [win_chances([game.to_state(i)])[0, me[i]] for i in range(64)]
+    assert np.allclose(batch, single, atol=1e-5)
+
+
+def test_a_network_of_the_wrong_shape_is_refused() -> None:
+    with pytest.raises(ValueError, match="shapes"):
+        ValueNet(np.zeros((INPUTS + 1, 8)), np.zeros(8), np.zeros((8, 4)), np.zeros(4))
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_ace_plays_legal_moves_in_every_preset_and_is_deterministic(preset: str) -> None:
+    for players in (2, 4):
+        for state in played_states(players, preset, seed=7, count=40):
+            rolled = state._replace(roll=6)
+            moves = legal_moves(rolled)
+            plane = make_bot("ace").choose(rolled)
+            assert plane in moves if moves else plane is None
+            assert AceBot(depth=1).choose(rolled) in (moves or (None,))
+            assert make_bot("ace", 3).choose(rolled) == plane
+
+
+def test_a_hint_says_what_the_best_move_does() -> None:
+    state = new_game(2, Rules.preset("classic"))
+    finishing = state._replace(planes=((CENTRE, CENTRE, 10, CENTRE - 4), (40, 44, 48, 50)), roll=4)
+    assert "finish" in reasons(finishing, 3) and "finish" not in reasons(finishing, 2)
+    launching = state._replace(planes=((HANGAR, 20, HANGAR, HANGAR), (HANGAR,) * 4), roll=6)
+    assert "launch" in reasons(launching, 0) and "launch" not in reasons(launching, 1)
+    given = hint(finishing)
+    assert given.best in given.moves and set(given.moves) == {2, 3}
+    assert given.moves[given.best] == max(given.moves.values()) and given.reasons == reasons(finishing, given.best)
+
+
+def test_a_review_prices_every_real_choice() -> None:
+    record = Record.for_game(Rules.preset("classic"), ("red", "yellow", "blue", "green"))
+    rng = random.Random(4)
+    bots = [make_bot(name, 1) for name in ("random", "heuristic", "ace", "greedy")]
+    state = record.start()
+    while not state.over and len(record.actions) < 250:
+        value = rng.randint(1, 6)
+        rolled = state._replace(roll=value)
+        plane = bots[state.turn].choose(rolled)
+        record.add(value, plane)
+        state = apply_unchecked(rolled, plane)
+    review = analyse(record)
+    assert len(review.chances) == len(record.actions) + 1
+    assert all(abs(sum(row.values()) - 1) < 1e-3 for row in review.chances)
+    assert review.decisions, "a 250-action game has real choices"
+    for decision in review.decisions:
+        assert decision.cost >= 0
+        assert (decision.cost == 0) == (
+            decision.played == decision.best
+        ) or decision.chance_played == decision.chance_best
+        assert decision.reasons
+    ace_decisions = [d for d in review.decisions if d.colour == "blue"]
+    assert ace_decisions and all(d.cost == 0 for d in ace_decisions)  # the reviewer agrees with itself
+    assert all(d.cost >= MISTAKE for d in review.mistakes())
+    costs = [d.cost for d in review.mistakes()]
+    assert costs == sorted(costs, reverse=True)
+    json.dumps(review.to_json())  # plain JSON
+
+
+def test_analyse_prints_a_review_and_its_json() -> None:
+    record = Record.for_game(Rules.preset("classic"), ("red", "blue"))
+    state = record.start()
+    rng = random.Random(9)
+    bot = make_bot("heuristic")
+    for _ in range(80):
+        value = rng.randint(1, 6)
+        rolled = state._replace(roll=value)
+        plane = bot.choose(rolled)
+        record.add(value, plane)
+        state = apply_unchecked(rolled, plane)
+    text = record.dumps()
+    result = subprocess.run(
+        [sys.executable, "-m", "flyingchess", "analyse", "-"], input=text, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert "80 actions" in result.stdout and "red" in result.stdout
+    as_json = subprocess.run(
+        [sys.executable, "-m", "flyingchess", "analyse", "--json", "-"], input=text, capture_output=True, text=True
+    )
+    data = json.loads(as_json.stdout)
+    assert data["players"] == ["red", "blue"] and len(data["chances"]) == 81
