@@ -208,6 +208,15 @@ def test_bots_only_game_finishes_and_can_be_replayed(browser: Any, server: Serve
     tab.page.wait_for_timeout(1_000)
     assert tab.page.evaluate(step) == paused_at
     tab.shot("replay")
+    # the review of the finished game: chances across it, the costliest decisions (the
+    # random bots make some), each a way to its step, with the verdict under the die
+    tab.testid("chance-chart").wait_for(timeout=30_000)
+    mistake = tab.page.locator("[data-testid=mistake]").first
+    target = mistake.get_attribute("data-step")
+    mistake.click()
+    assert tab.page.evaluate(step) == int(target)
+    verdict = tab.testid("verdict")
+    assert verdict.is_visible() and verdict.get_attribute("data-kind") in ("mistake", "inaccuracy")
     tab.close()
 
 
@@ -672,6 +681,43 @@ def test_how_to_play_shows_beside_the_first_game_until_dismissed(browser: Any, s
     tab.testid("pref-done").click()
     tab.page.wait_for_selector("body[data-screen=game]")
     tab.testid("howto").wait_for()
+    tab.close()
+
+
+def test_hints_and_win_chances_during_a_game(browser: Any, server: Server) -> None:
+    tab = Page(browser, server.url)
+    tab.testid("new-game").click()
+    tab.page.wait_for_selector("body[data-screen=new]")
+    tab.testid("hints").check(force=True)  # the switch's box is drawn by its track
+    tab.testid("start").click()
+    tab.page.wait_for_selector("body[data-screen=game]")
+    tab.testid("speed").select_option("instant")
+    tab.testid("show-chances").check()
+    tab.wait_for("document.querySelectorAll('[data-testid^=chance-]').length === 4")
+    shown = tab.page.evaluate("[...document.querySelectorAll('.chance-text')].map(e => parseInt(e.textContent))")
+    assert 96 <= sum(shown) <= 104  # four rounded chances of one position
+    several = (
+        "(d => d.state === 'move' && d.choices === 'several')(document.querySelector('[data-testid=die]').dataset)"
+        " && document.body.dataset.animating !== 'true'"
+    )
+    for _ in range(300):
+        tab.wait_for(
+            "['ready', 'move', 'over'].includes(document.querySelector('[data-testid=die]').dataset.state)"
+            " && document.body.dataset.animating !== 'true'",
+            timeout=30_000,
+        )
+        if tab.page.evaluate(several):
+            break
+        human_step(tab)
+    else:
+        raise AssertionError("no move with a real choice in 300 steps")
+    tab.testid("hint-button").click()
+    tab.testid("hint-best").wait_for()
+    assert "plane" in tab.testid("hint-best").inner_text()
+    assert tab.page.locator(".ghost").count() == 1  # the best move's path is drawn on the board
+    tab.shot("hint")
+    tab.page.locator("[data-legal=true]").last.click()
+    tab.wait_for("document.querySelector('[data-testid=hint-best]').hidden")  # gone with its position
     tab.close()
 
 

@@ -11,6 +11,7 @@ import { makeChat } from "./chat.js";
 import { makeInvite } from "./invite.js";
 import { showEndCard, offerRematch } from "./endcard.js";
 import { makeMoveLog } from "./movelog.js";
+import { fetchChances, fetchHint, chanceBar, percent, reasonText } from "./insight.js";
 import {
   h, api, toast, errorText, colourIcon, colourChip, dieFace, setDieFace, seatLabel, botLabel,
   rulesSummary, formatEvents, medal, looksLocal, presenceDot, seatAvatar, PALETTE,
@@ -74,6 +75,17 @@ export function mountGame(root, app, gameId) {
     onchange: () => { saveSetting("sound", soundBox.checked); showSoundState(); } });
   const soundText = h("span", {});
   const soundLabel = h("label", { class: "auto-move" }, soundBox, soundText);
+  // win chances (a setting) and hints (the game's option), when the server can work them out
+  const analysis = app.meta.analysis === true;
+  const chancesBox = h("input", { type: "checkbox", "data-testid": "show-chances", checked: settings().showChances,
+    onchange: () => { saveSetting("showChances", chancesBox.checked); chances = null; chanceAsked = -1; renderPanel(); } });
+  const chancesText = h("span", {});
+  const chancesLabel = h("label", { class: "auto-move", hidden: !analysis }, chancesBox, chancesText);
+  let chances = null;       // {actions, values} as the server last answered
+  let chanceAsked = -1;     // the position last asked about
+  const hintBtn = h("button", { class: "btn btn-small hint-btn", type: "button", "data-testid": "hint-button", hidden: true, onclick: () => askHint() });
+  const hintText = h("div", { class: "hint-best", "data-testid": "hint-best", hidden: true, "aria-live": "polite" });
+  let hintFor = -1;         // the position whose hint is shown
   let buzzedFor = null;
   let autoMoveTimer = null;
   let autoMoveFor = null;
@@ -93,7 +105,7 @@ export function mountGame(root, app, gameId) {
   const panel = h("aside", { class: "panel" },
     h("div", { class: "panel-bar" }, homeBtn, h("div", { class: "spacer" }), invite.button, replayLink, download),
     invite.card,
-    h("div", { class: "card play-card" }, h("div", { class: "turn-wrap" }, turnCard, timerBar), h("div", { class: "die-row" }, dieBtn, hint), h("div", { class: "toggles" }, autoMoveLabel, soundLabel), startBtn, roleLine, playersBox),
+    h("div", { class: "card play-card" }, h("div", { class: "turn-wrap" }, turnCard, timerBar), h("div", { class: "die-row" }, dieBtn, h("div", { class: "die-side" }, hint, hintBtn)), hintText, h("div", { class: "toggles" }, autoMoveLabel, soundLabel, chancesLabel), startBtn, roleLine, playersBox),
     howTo,  // below the die: on a phone nothing comes between the board and the die
     chat.card,
     h("div", { class: "card log-card" }, h("div", { class: "card-head" }, logTitle, speedLabel), log.list),
@@ -116,6 +128,8 @@ export function mountGame(root, app, gameId) {
     dieBtn.setAttribute("aria-label", t("game.die-label"));
     autoMoveText.textContent = t("game.auto-move");
     soundText.textContent = t("game.sound");
+    chancesText.textContent = t("game.show-chances");
+    hintBtn.textContent = t("game.hint");
     conn.textContent = t("game.reconnecting");
     chat.relabel();
     renderInvite();
@@ -250,6 +264,7 @@ export function mountGame(root, app, gameId) {
         updateControls();
         app.setAnimating(false);
         maybeShowEnd();
+        askChances();
       }
     }
   }
@@ -411,6 +426,8 @@ export function mountGame(root, app, gameId) {
       if (!connected && snap.phase !== "over") { text = t("hint.unreachable"); kind = "offline"; }  // not "a bot is thinking"
       hint.textContent = text;  // names are text, never markup
       hint.dataset.kind = kind;
+      hintBtn.hidden = !(analysis && snap.hints && state === "move");
+      if (hintFor !== snap.actions || state !== "move") { hintText.hidden = true; hintFor = -1; }
     }
   }
 
@@ -457,6 +474,8 @@ export function mountGame(root, app, gameId) {
       mine ? h("span", { class: "badge badge-you" }, t("seat.you")) : null,
       seat.autopilot ? h("span", { class: "badge badge-auto", title: t("seat.autopilot-help") }, "⚙ ", t("seat.autopilot")) : null,
       place >= 0 ? h("span", { class: "player-medal", title: t("end.place", { n: place + 1 }) }, medal(place + 1)) : null,
+      showChances() && chances && typeof chances.values[colour] === "number"
+        ? chanceBar(colour, chances.values[colour], chances.actions !== snap.actions) : null,
       h("span", { class: "home-pips", title: t("game.home-count", { n: home }) },
         ...planes.map((p) => h("span", { class: `home-pip ${p === centre ? "on" : p >= 0 ? "out" : ""}` }))),
       host ? row.menu : null].filter(Boolean));
@@ -550,6 +569,43 @@ export function mountGame(root, app, gameId) {
     timerBar.querySelector(".turn-timer-text").textContent = t("game.timer-left", { n: Math.ceil(left) });
   }
 
+  // ------------------------------------------------------------ chances and hints
+  function showChances() { return analysis && settings().showChances; }
+
+  /** Ask for the chances of the position just drawn (once each); shown when they come. */
+  async function askChances() {
+    if (!showChances() || !snap || running || queue.length || chanceAsked === snap.actions) return;
+    chanceAsked = snap.actions;
+    const res = await fetchChances(gameId, snap.actions);
+    if (destroyed || !showChances()) return;
+    if (!res.ok) {
+      if (res.error.code !== "network") toast(errorText(res.error.code, res.error.message), "error");
+      return;
+    }
+    chances = { actions: res.data.actions, values: res.data.chances };
+    if (snap) renderPlayers();
+  }
+
+  async function askHint() {
+    if (dieState() !== "move") return;
+    const at = snap.actions;
+    hintBtn.disabled = true;
+    const res = await fetchHint(gameId, at);
+    hintBtn.disabled = false;
+    if (destroyed) return;
+    if (!res.ok) { toast(errorText(res.error.code, res.error.message), "error"); return; }
+    const given = res.data.hint;
+    // only about the position on the board: the game may have moved on meanwhile
+    if (!given || res.data.actions !== snap.actions || dieState() !== "move") return;
+    hintFor = at;
+    const move = snap.moves.find((m) => m.plane === given.best);
+    if (move) board.preview(snap.state.turn, move);
+    hintText.textContent = t("game.hint-best", {
+      plane: given.best + 1, why: reasonText(given.reasons), chance: percent(given.moves[String(given.best)]),
+    });
+    hintText.hidden = false;
+  }
+
   function renderPanel() {
     if (!snap) return;
     renderTurn();
@@ -567,6 +623,7 @@ export function mountGame(root, app, gameId) {
     speedSel.disabled = !host;
     speedSel.title = host ? "" : t("game.speed-host");
     updateControls();
+    askChances();
   }
 
   // ------------------------------------------------------------ actions

@@ -20,6 +20,8 @@ export function mountPreferences(root, app) {
     onchange: () => { saveSetting("motion", motion.value); applyMotion(); } });
   const theme = h("select", { class: "select", "data-testid": "pref-theme",
     onchange: () => { saveSetting("theme", theme.value); applyTheme(); } });
+  const chances = h("input", { type: "checkbox", "data-testid": "pref-chances", checked: settings().showChances,
+    onchange: () => saveSetting("showChances", chances.checked) });
   const speed = h("select", { class: "select", "data-testid": "pref-speed",
     onchange: () => saveSetting("speed", speed.value) });
   const howTo = h("button", { class: "btn", type: "button", "data-testid": "pref-howto",
@@ -27,7 +29,7 @@ export function mountPreferences(root, app) {
   const back = h("button", { class: "btn btn-primary", type: "button", "data-testid": "pref-done",
     onclick: () => (history.length > 1 ? history.back() : app.go("#/")) });
   const title = h("h2", { class: "card-title" });
-  const labels = { language: h("span", {}), sound: h("span", {}), autoMove: h("span", {}), motion: h("span", {}), theme: h("span", {}), speed: h("span", {}) };
+  const labels = { language: h("span", {}), sound: h("span", {}), autoMove: h("span", {}), motion: h("span", {}), theme: h("span", {}), speed: h("span", {}), chances: h("span", {}) };
   const row = (label, control) => h("label", { class: "pref-row" }, label, control);
   root.replaceChildren(h("section", { class: "screen prefs-screen" },
     h("div", { class: "card prefs-card" }, title,
@@ -36,6 +38,7 @@ export function mountPreferences(root, app) {
       row(labels.sound, sound),
       row(labels.speed, speed),
       row(labels.autoMove, autoMove),
+      app.meta.analysis ? row(labels.chances, chances) : null,
       row(labels.motion, motion),
       h("div", { class: "prefs-actions" }, howTo, back))));
 
@@ -50,6 +53,7 @@ export function mountPreferences(root, app) {
     motion.value = settings().motion;
     labels.theme.textContent = t("prefs.theme");
     labels.speed.textContent = t("prefs.speed");
+    labels.chances.textContent = t("game.show-chances");
     speed.replaceChildren(...app.meta.speeds.map((v) => h("option", { value: v }, t(`speed.${v}`))));
     speed.value = app.meta.speeds.includes(settings().speed) ? settings().speed : "normal";
     theme.replaceChildren(...THEMES.map((m) => h("option", { value: m }, t(`prefs.theme-${m}`))));

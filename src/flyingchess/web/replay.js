@@ -2,6 +2,7 @@
 import { Board } from "./board.js";
 import { t, onLangChange } from "./i18n.js";
 import { showTurn, missingCard } from "./cards.js";
+import { fetchReview, chanceChart, mistakeList, percent, reasonText } from "./insight.js";
 import { h, s, fetchReplay, errorText, dieFace, setDieFace, rulesSummary, formatEvents, PALETTE, homeSvg, downloadSvg } from "./ui.js";
 
 export function mountReplay(root, app, gameId) {
@@ -37,13 +38,22 @@ export function mountReplay(root, app, gameId) {
   const title = h("h2", { class: "replay-title" });
   const logTitle = h("h3", { class: "card-title" });
   const rulesTitle = h("h3", { class: "card-title" });
+  // the review (the ace bot's network): chances across the game, the worst mistakes, and
+  // under the die the verdict on the decision of the step shown
+  let review = null;
+  let chart = null;
+  const reviewTitle = h("h3", { class: "card-title" });
+  const reviewBody = h("div", { class: "review-body" });
+  const reviewCard = h("div", { class: "card review-card", "data-testid": "review", hidden: true }, reviewTitle, reviewBody);
+  const verdict = h("div", { class: "verdict", "data-testid": "verdict", hidden: true });
   const download = h("a", { class: "btn btn-ghost", "data-testid": "download-record", href: `/api/games/${encodeURIComponent(gameId)}/record`, download: `flyingchess-${gameId}.json` });
 
   screen.append(boardWrap, h("aside", { class: "panel" },
     h("div", { class: "panel-bar" }, homeBtn, h("div", { class: "spacer" }), download),
     h("div", { class: "card play-card" }, title, turnCard,
       h("div", { class: "replay-controls" }, first, prev, dieBox, next, last, playBtn),
-      h("div", { class: "slider-row" }, slider, position), continueBox),
+      h("div", { class: "slider-row" }, slider, position), verdict, continueBox),
+    reviewCard,
     h("div", { class: "card log-card" }, logTitle, logList),
     h("div", { class: "card" }, rulesTitle, rulesBox)));
 
@@ -62,7 +72,8 @@ export function mountReplay(root, app, gameId) {
     title.textContent = t("replay.title");
     logTitle.textContent = t("game.log");
     rulesTitle.textContent = t("game.rules");
-    if (data) { renderLog(); renderInfo(); rulesBox.replaceChildren(rulesSummary(data.game.rules, data.game.rules_name)); renderContinue(); }
+    reviewTitle.textContent = t("review.title");
+    if (data) { renderLog(); renderInfo(); rulesBox.replaceChildren(rulesSummary(data.game.rules, data.game.rules_name)); renderContinue(); renderReview(); }
   }
 
   function renderContinue() {
@@ -108,6 +119,8 @@ export function mountReplay(root, app, gameId) {
     setDieFace(dieSvg, roll);
     dieBox.dataset.value = roll ? String(roll) : "";
     dieBox.style.setProperty("--c", PALETTE[colour || "red"].main);
+    if (chart) chart.mark(pos);
+    renderVerdict();
     first.disabled = prev.disabled = pos <= 0;
     next.disabled = last.disabled = pos >= total();
   }
@@ -198,6 +211,43 @@ export function mountReplay(root, app, gameId) {
     renderPlay();
     await board.show(stateAt(pos).planes, 0);
     app.setAnimating(false);
+    loadReview();
+  }
+
+  async function loadReview() {
+    // a game with hints off is reviewed once it is over (the server says the same)
+    if (!app.meta.analysis || !(data.game.state.over || data.game.hints)) return;
+    reviewCard.hidden = false;
+    reviewBody.replaceChildren(h("p", { class: "muted" }, t("review.working")));
+    const res = await fetchReview(gameId);
+    if (destroyed) return;
+    if (!res.ok) { reviewBody.replaceChildren(h("p", { class: "error-message" }, errorText(res.error.code, res.error.message))); return; }
+    review = res.data.analysis;
+    renderReview();
+    renderInfo();
+  }
+
+  function renderReview() {
+    if (!review) return;
+    chart = chanceChart(review, (n) => go(n));
+    chart.mark(pos);
+    reviewBody.replaceChildren(
+      h("p", { class: "muted review-help" }, t("review.help")),
+      chart.el,
+      h("h4", { class: "review-sub" }, t("review.mistakes")),
+      mistakeList(review, (n) => go(n)));
+  }
+
+  /** What the review says of the decision made at the step shown. */
+  function renderVerdict() {
+    const d = review && pos > 0 ? review.decisions.find((x) => x.index === pos - 1) : null;
+    verdict.hidden = !d;
+    if (!d) return;
+    const best = d.cost === 0;
+    verdict.dataset.kind = best ? "best" : d.cost >= 0.02 ? "mistake" : "inaccuracy";
+    verdict.textContent = best
+      ? t("review.was-best", { why: reasonText(d.reasons), chance: percent(d.chance_best) })
+      : t("review.was-not-best", { best: d.best + 1, why: reasonText(d.reasons), chance: percent(d.chance_best), played: percent(d.chance_played), cost: percent(d.cost) });
   }
 
   const off = onLangChange(relabel);

@@ -8,6 +8,7 @@ const DEFAULTS = Object.freeze({
   motion: "system",  // animations: "system" (as the device says), "reduced" or "full"
   theme: "system",   // colours: "system" (as the device says), "light" or "dark"
   speed: "normal",   // the pace of new games (the host changes a game's own in the game)
+  showChances: false,  // each player's chance to win, under their row (the server's estimate)
   seenHowTo: false,  // the four lines of how to play, shown beside the first game
 });
 

@@ -33,6 +33,7 @@ export function mountSetup(root, app) {
     preset: firstPreset,
     rules: clone(meta.presets[firstPreset] || {}),
     timer: 0,
+    hints: false,  // a hint button and a review during the game (the ace bot's advice)
   };
   for (const c of COLOURS) form.seats[c] = c === "red" || !bestBot ? "human" : `bot:${bestBot.name}`;
 
@@ -133,7 +134,8 @@ export function mountSetup(root, app) {
           h("label", { class: "field", for: "player-count" }, h("span", {}, t("setup.player-count")), countSel),
           h("div", { class: "seats" }, ...seatRows),
           orderNote,
-          timerField()),
+          timerField(),
+          app.meta.analysis ? hintsField() : null),
         h("div", { class: "card" },
           h("h2", { class: "card-title" }, t("setup.rules"),
             h("span", { class: `rules-badge ${current === "custom" ? "custom" : ""}`, "data-testid": "rules-state" }, current === "custom" ? t("preset.custom") : presetLabel(current))),
@@ -150,6 +152,13 @@ export function mountSetup(root, app) {
     return h("div", { class: "option option-choice timer-field" },
       h("label", { class: "option-label", for: "turn-timer" }, h("span", { class: "with-icon" }, clockSvg(16), t("setup.timer")), h("small", { class: "muted" }, t("setup.timer-help"))),
       sel);
+  }
+
+  function hintsField() {
+    const cb = h("input", { type: "checkbox", id: "game-hints", "data-testid": "hints", checked: form.hints, onchange: () => { form.hints = cb.checked; render(); } });
+    return h("div", { class: "option option-bool hints-field" },
+      h("label", { class: "switch", for: "game-hints" }, cb, h("span", { class: "switch-track", "aria-hidden": "true" }),
+        h("span", { class: "option-label" }, h("span", {}, t("setup.hints")), h("small", { class: "muted" }, t("setup.hints-help")))));
   }
 
   function optionControl(name, spec) {
@@ -198,6 +207,7 @@ export function mountSetup(root, app) {
     const body = { players, seats, rules };
     if (app.meta.speeds.includes(settings().speed)) body.speed = settings().speed;  // the pace the player chose last
     if (form.timer) body.timer = form.timer;
+    if (form.hints) body.hints = true;
     saveNames(form.names);
     const res = await api("POST", "/api/games", body);
     busy = false;
