@@ -72,18 +72,22 @@ def self_play(
     lam: float,
     rng: np.random.Generator,
     batch: int = 2048,
+    mix: float = 0.0,
 ) -> Samples:
     """Play `games` games (the heuristic bot when `net` is None) and label the positions
     before each roll of an undecided game with TD(lambda) targets: working back from the
     end, G(t) = (1 - lam) V(t + 1) + lam G(t + 1), with G = who finished first at the end
     and V the network's prediction (lam = 1, or no network: the outcome itself). A share
-    `keep` of the labelled positions is kept."""
+    `keep` of the labelled positions is kept. With `mix`, each seat of each game is played
+    by the heuristic bot with that chance instead of the network, so the values also
+    learn what the opponents the bots meet most do (capture whenever they can)."""
     game = BatchGame(rules, players, min(batch, games))
     count = len(players)
     positions, turns, sixes, owners = [], [], [], []
     winners = np.full(games, -1, np.int8)
     started = game.batch
     game_of = np.arange(game.batch)  # the game each slot plays, -1 once none is left
+    heuristic_seat = rng.random((game.batch, count)) < mix  # who the heuristic bot plays
     while True:
         live = np.flatnonzero(game_of >= 0)
         if not len(live):
@@ -94,7 +98,13 @@ def self_play(
         owners.append(game_of[live].copy())
         rolls = game.roll(rng)
         mask = game.move_mask(rolls)
-        actions = heuristic_actions(game, rolls, mask) if net is None else value_actions(game, rolls, net)
+        if net is None:
+            actions = heuristic_actions(game, rolls, mask)
+        else:
+            actions = value_actions(game, rolls, net)
+            if mix:
+                by_heuristic = heuristic_seat[np.arange(game.batch), game.turn]
+                actions = np.where(by_heuristic, heuristic_actions(game, rolls, mask), actions)
         wander = rng.random(game.batch) < explore
         actions = np.where(wander, random_actions(mask, rng), actions)
         game.step_unchecked(rolls, actions)
@@ -103,6 +113,7 @@ def self_play(
             winners[game_of[decided]] = game.winner[decided]
             fresh = min(len(decided), games - started)
             game.reset_games(decided[:fresh])
+            heuristic_seat[decided[:fresh]] = rng.random((fresh, count)) < mix
             game_of[decided[:fresh]] = np.arange(started, started + fresh)
             game_of[decided[fresh:]] = -1
             started += fresh
@@ -110,6 +121,7 @@ def self_play(
             if 0 < len(running) <= game.batch // 2:  # the last games: compact the batch
                 game.keep(running)
                 game_of = game_of[running]
+                heuristic_seat = heuristic_seat[running]
     ends = np.cumsum([len(owner) for owner in owners])
     all_positions, all_turns = np.concatenate(positions), np.concatenate(turns)
     all_sixes, owner = np.concatenate(sixes), np.concatenate(owners)
@@ -227,7 +239,9 @@ def main() -> None:
     parser.add_argument("--check-games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--start", type=Path, help="continue from these weights")
-    parser.add_argument("--write", action="store_true", help=f"write the weights to {WEIGHTS.name}")
+    parser.add_argument("--mix", type=float, default=0.0, help="chance that a seat is played by the heuristic bot")
+    parser.add_argument("--write", action="store_true", help=f"write the weights to {WEIGHTS.name} after each round")
+    parser.add_argument("--out", type=Path, default=WEIGHTS, help="where --write writes")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     net = ValueNet.random(args.hidden, rng)
@@ -244,7 +258,15 @@ def main() -> None:
         fresh = []
         for config, (preset, players, share) in enumerate(CONFIGS):
             samples = self_play(
-                Rules.preset(preset), players, args.games * share, player, args.explore, args.sample, args.lam, rng
+                Rules.preset(preset),
+                players,
+                args.games * share,
+                player,
+                args.explore,
+                args.sample,
+                args.lam,
+                rng,
+                mix=args.mix,
             )
             fresh.append((config, samples))
         history = [*history[-(args.keep - 1) :], fresh] if args.keep > 1 else [fresh]
@@ -261,9 +283,9 @@ def main() -> None:
             flush=True,
         )
         if args.write:
-            np.savez(WEIGHTS, **net.arrays())
+            np.savez(args.out, **net.arrays())
     if args.write:
-        print(f"wrote {WEIGHTS}")
+        print(f"wrote {args.out}")
 
 
 if __name__ == "__main__":

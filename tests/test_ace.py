@@ -169,3 +169,25 @@ def test_analyse_prints_a_review_and_its_json() -> None:
     )
     data = json.loads(as_json.stdout)
     assert data["players"] == ["red", "blue"] and len(data["chances"]) == 81
+
+
+def test_levels_name_bots_in_order_and_work_wherever_a_bot_name_does() -> None:
+    from flyingchess.bots import BOTS
+    from flyingchess.bots.levels import LEVELS, level_of, resolve
+
+    assert [level.name for level in LEVELS] == ["gentle", "casual", "sensible", "strong", "master"]
+    ranks = [BOTS[level.bot].level for level in LEVELS]
+    assert ranks == sorted(ranks) and len(set(ranks)) == len(ranks)  # each level a stronger bot
+    assert max(BOTS.values(), key=lambda info: info.level).name == resolve("master") == "ace"
+    assert isinstance(make_bot("master"), AceBot) and level_of("ace") == "master" and level_of("learned") is None
+    listing = json.loads(
+        subprocess.run([sys.executable, "-m", "flyingchess", "bots", "--json"], capture_output=True, text=True).stdout
+    )
+    assert {entry["name"]: entry["level_name"] for entry in listing}["ace"] == "master"
+    played = subprocess.run(
+        [sys.executable, "-m", "flyingchess", "simulate", "--bots", "master,gentle", "--games", "4", "--jobs", "1", "--json"],
+        capture_output=True,
+        text=True,
+    )
+    assert played.returncode == 0, played.stderr
+    assert "ace" in played.stdout and "random" in played.stdout

@@ -113,6 +113,7 @@ def test_a_bot_whose_extra_is_missing_is_listed_and_refused_clearly(tmp_path: Pa
         assert bot_listing("needs-extra") == {
             "name": "needs-extra",
             "level": 1,
+            "level_name": None,
             "description": "a test bot",
             "available": False,
             "extra": "rl",

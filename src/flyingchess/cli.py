@@ -20,6 +20,7 @@ from typing import Any, NoReturn, TextIO
 
 from . import __version__
 from .bots import BOTS, bot_listing, bot_names, make_bot, seat_chooser
+from .bots.levels import LEVELS, resolve
 from .events import Event, Rolled
 from .game import GameSetupError, Turn, new_game, play_out, random_playout, roll
 from .record import ActionError, Record, RecordError, canonical_state, loads_record
@@ -288,7 +289,10 @@ def command_bots(args: argparse.Namespace) -> int:
     else:
         for entry in listing:
             needs = "" if entry["available"] else f"  (needs: pip install 'flyingchess[{entry['extra']}]')"
-            print(f"{entry['name']:<12} level {entry['level']}  {entry['description']}{needs}")
+            level = entry["level_name"] or "-"
+            print(f"{entry['name']:<12} {level:<9} {entry['description']}{needs}")
+        print("levels, weakest first: " + " < ".join(f"{level.name} ({level.bot})" for level in LEVELS))
+        print("a level's name works wherever a bot's does: --bots master,casual")
     return 0
 
 
@@ -373,7 +377,7 @@ def _progress(total: int, label: str) -> Any:
 
 
 def _check_bots(names: list[str]) -> None:
-    for name in names:
+    for name in map(resolve, names):
         if name not in BOTS:
             raise CommandError(f"unknown bot {name!r} (known: {', '.join(bot_names())})")
         missing = BOTS[name].missing()
@@ -387,7 +391,7 @@ def _bot_list(text: str) -> list[str]:
     if "" in names:
         raise CommandError(f"--bots: an empty bot name in {text!r} (comma-separated names expected)")
     _check_bots(names)
-    return names
+    return [resolve(name) for name in names]
 
 
 def command_simulate(args: argparse.Namespace) -> int:

@@ -15,15 +15,17 @@ whose evaluation values places.
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Iterator
+from typing import Any, Final
 
 from ..compiled import FACES
 from ..game import State, apply_unchecked, legal_moves, moves_unchecked, play_unchecked
 from .greedy import GreedyBot
 from .value import ValueNet, shipped_net, win_chances
 
-DEPTHS: Final = (1, 2)
-"""1: each move's position valued as it stands; 2: over the next roll and its reply."""
+DEPTHS: Final = (1, 2, 3)
+"""1: each move's position valued as it stands; 2: over the next roll and its reply;
+3: over the next two rolls, each roller replying with its best move by the network."""
 
 
 class AceBot:
@@ -54,31 +56,68 @@ class AceBot:
             chances = win_chances(distinct, self.net)
             value_of = {after: float(chances[k, me]) for k, after in enumerate(distinct)}
             return [value_of[after] for after in afters]
-        # depth 2: gather every leaf of every (position, face), value them in one batch
-        leaves: list[State] = []
-        plan: list[tuple[State, list[tuple[int, int, int]]]] = []  # per position: (face's first leaf, count, roller)
-        for after in distinct:
-            faces = []
-            if after.ranking or after.over:
-                faces.append((len(leaves), 1, -1))
-                leaves.append(after)
-            else:
-                for face in FACES:
-                    replies = moves_unchecked(after, face)
-                    children = [play_unchecked(after, face, reply) for reply in replies] or [
-                        play_unchecked(after, face, None)
-                    ]
-                    unique = list(dict.fromkeys(children))
-                    faces.append((len(leaves), len(unique), after.turn))
-                    leaves.extend(unique)
-            plan.append((after, faces))
-        chances = win_chances(leaves, self.net)
-        value_of = {}
-        for after, faces in plan:
-            total = 0.0
-            for first, count, roller in faces:
-                rows = chances[first : first + count]
-                pick = 0 if roller < 0 else int(rows[:, roller].argmax())
-                total += float(rows[pick, me])
-            value_of[after] = total / len(faces)
+        plan = self._expand(distinct)
+        chances = win_chances(_leaves(plan), self.net)
+        if self.depth == 2:
+            values = self._average(plan, chances, me)
+        else:
+            # the reply each roller picks at the first roll, then one more roll over those
+            chosen = self._chosen(plan, chances)
+            second = self._expand(chosen)
+            later = win_chances(_leaves(second), self.net)
+            means = self._average(second, later, me)
+            values, k = [], 0
+            for faces in plan:
+                total = 0.0
+                for _ in faces:
+                    total += means[k]
+                    k += 1
+                values.append(total / len(faces))
+        value_of = dict(zip(distinct, values))
         return [value_of[after] for after in afters]
+
+    @staticmethod
+    def _expand(states: list[State]) -> list[list[tuple[int, list[State]]]]:
+        """For each state waiting for the die: per face, (roller, the distinct positions its
+        legal replies lead to); a decided game is one leaf with roller -1."""
+        plan = []
+        for state in states:
+            if state.ranking or state.over:
+                plan.append([(-1, [state])])
+                continue
+            faces = []
+            for face in FACES:
+                replies = moves_unchecked(state, face)
+                children = [play_unchecked(state, face, reply) for reply in replies] or [play_unchecked(state, face, None)]
+                faces.append((state.turn, list(dict.fromkeys(children))))
+            plan.append(faces)
+        return plan
+
+    @staticmethod
+    def _picks(plan: list[list[tuple[int, list[State]]]], chances: Any) -> Iterator[tuple[int, int]]:
+        """(row of the face's first leaf, row of the leaf its roller picks) per face, in order."""
+        row = 0
+        for faces in plan:
+            for roller, leaves in faces:
+                block = chances[row : row + len(leaves)]
+                yield row, row + (0 if roller < 0 else int(block[:, roller].argmax()))
+                row += len(leaves)
+
+    def _average(self, plan: list[list[tuple[int, list[State]]]], chances: Any, me: int) -> list[float]:
+        """Per planned state: `me`'s chance averaged over the faces, each roller picking its best."""
+        picks = iter(self._picks(plan, chances))
+        means = []
+        for faces in plan:
+            total = sum(float(chances[next(picks)[1], me]) for _ in faces)
+            means.append(total / len(faces))
+        return means
+
+    def _chosen(self, plan: list[list[tuple[int, list[State]]]], chances: Any) -> list[State]:
+        """The position each face's roller picks, in plan order."""
+        leaves = _leaves(plan)
+        return [leaves[pick] for _, pick in self._picks(plan, chances)]
+
+
+def _leaves(plan: list[list[tuple[int, list[State]]]]) -> list[State]:
+    """Every leaf of a plan, in order (one batch for the network)."""
+    return [leaf for faces in plan for _, found in faces for leaf in found]

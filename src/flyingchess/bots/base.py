@@ -8,6 +8,7 @@ from importlib.util import find_spec
 from typing import Final, Protocol
 
 from ..game import Chooser, State
+from .levels import level_of, resolve
 
 
 class Bot(Protocol):
@@ -83,8 +84,10 @@ def seat_chooser(seats: Mapping[str, Bot]) -> Chooser:
 
 
 def make_bot(name: str, seed: int | None = None) -> Bot:
-    """A new bot by registry name. ValueError names the known bots for an unknown one;
-    BotUnavailable says what to install for a bot whose extra is missing."""
+    """A new bot by registry name or level name (bots/levels.py). ValueError names the
+    known bots for an unknown one; BotUnavailable says what to install for a bot whose
+    extra is missing."""
+    name = resolve(name)
     if name not in BOTS:
         raise ValueError(f"unknown bot {name!r} (known: {', '.join(bot_names())})")
     missing = BOTS[name].missing()
@@ -100,6 +103,7 @@ def bot_listing(name: str) -> dict[str, object]:
     return {
         "name": name,
         "level": info.level,
+        "level_name": level_of(name),
         "description": info.description,
         "available": info.available,
         "extra": None if info.available else info.extra,

@@ -1,6 +1,6 @@
 // Start-up, hash routing (#/, #/new, #/game/ID, #/join/ID, #/replay/ID), the header and the language switcher.
 import { LANGS, detectLang, setLang, lang, t, onLangChange } from "./i18n.js";
-import { h, api, logoSvg, toast, globeSvg, gearSvg, reportError, showFault } from "./ui.js";
+import { setBotLevels, h, api, logoSvg, toast, globeSvg, gearSvg, reportError, showFault } from "./ui.js";
 import { mountHome } from "./home.js";
 import { mountSetup } from "./setup.js";
 import { mountGame } from "./game.js";
@@ -89,6 +89,7 @@ async function start() {
   }
   if (!res.ok) { toast(t("error.offline"), "error"); return; }
   app.meta = res.data;
+  setBotLevels(app.meta.bots);
   window.addEventListener("hashchange", route);
   route();
 }

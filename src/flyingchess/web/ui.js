@@ -226,7 +226,18 @@ export async function fetchReplay(gameId) {
 
 // ---------------------------------------------------------------- seats and rules
 
+const botLevels = new Map();  // bot name -> level name (gentle .. master), from GET /api/meta
+
+/** The server's bots and their levels (once, at start-up). */
+export function setBotLevels(bots) {
+  botLevels.clear();
+  for (const bot of bots || []) if (bot.level_name) botLevels.set(bot.name, bot.level_name);
+}
+
+/** A bot as a player reads it: its level ("Master") when it has one, else its own name. */
 export function botLabel(name) {
+  const level = botLevels.get(name);
+  if (level && has(`level.${level}`)) return t(`level.${level}`);
   const key = `bot.${name}`;
   return has(key) ? t(key) : name.charAt(0).toUpperCase() + name.slice(1);
 }
