@@ -185,7 +185,7 @@ def test_levels_name_bots_in_order_and_work_wherever_a_bot_name_does() -> None:
     )
     assert {entry["name"]: entry["level_name"] for entry in listing}["ace"] == "master"
     played = subprocess.run(
-        [sys.executable, "-m", "flyingchess", "simulate", "--bots", "master,gentle", "--games", "4", "--jobs", "1", "--json"],
+        [sys.executable, "-m", "flyingchess", "simulate", "--bots", "master,gentle", "--games", "4", "--json"],
         capture_output=True,
         text=True,
     )

@@ -88,7 +88,8 @@ class AceBot:
             faces = []
             for face in FACES:
                 replies = moves_unchecked(state, face)
-                children = [play_unchecked(state, face, reply) for reply in replies] or [play_unchecked(state, face, None)]
+                children = [play_unchecked(state, face, reply) for reply in replies]
+                children = children or [play_unchecked(state, face, None)]  # a pass
                 faces.append((state.turn, list(dict.fromkeys(children))))
             plan.append(faces)
         return plan
