@@ -29,10 +29,11 @@ REASONS: Final = ("finish", "capture", "flight", "jump", "launch", "safety", "pr
 """Why a move is good, most telling first (the page translates each)."""
 
 
-def _bot(depth: int = 2) -> Any:
+def _bot(depth: int | None = None) -> Any:
+    """The ace bot (its own depth unless one is asked for)."""
     from .bots.ace import AceBot  # NumPy, on first use
 
-    return AceBot(depth=depth)
+    return AceBot() if depth is None else AceBot(depth=depth)
 
 
 def chances(state: State) -> dict[str, float]:
@@ -105,7 +106,7 @@ class Hint:
         }
 
 
-def hint(state: State, depth: int = 2) -> Hint:
+def hint(state: State, depth: int | None = None) -> Hint:
     """The move the ace bot plays in a state waiting for a move, and why."""
     moves = legal_moves(state)
     colour = state.colour

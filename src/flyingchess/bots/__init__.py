@@ -53,7 +53,7 @@ register(
     BotInfo(
         "ace",
         4,
-        "looks ahead over the next roll, every player playing for itself, valued by a network trained by self-play",
+        "looks two rolls ahead, every player playing for itself, judged by a network trained by self-play",
         _ace_bot,
         needs=("numpy",),
         extra="rl",

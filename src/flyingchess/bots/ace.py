@@ -1,12 +1,14 @@
-"""The ace bot: a search over the next roll, with the value network at the leaves.
+"""The ace bot: a search over the next two rolls, with the value network at the leaves.
 
 For each distinct position its legal moves lead to, every face of the next roll is
 considered; the player who rolls it (an opponent, or the bot itself after an extra
-roll) plays the reply that the value network says is best *for that player*; the
-bot's own chance to finish first is averaged over the faces. Each opponent is thus
-modelled as playing for itself (max-n with a value that knows all players), not as
-one adversary minimising the bot's chances. All leaves of one decision are valued in
-one batch (bots/value.py), which keeps a decision to a few milliseconds.
+roll) plays the reply that the value network says is best *for that player*; then
+every face of the roll after that, answered the same way; the bot's own chance to
+finish first is averaged over the faces (depth 3, the default; depth 2 stops after one
+roll, depth 1 values each move's position as it stands). Each opponent is thus modelled
+as playing for itself (max-n with a value that knows all players), not as one
+adversary minimising the bot's chances. The leaves of one level are valued in one
+batch (bots/value.py), which keeps a decision to a few milliseconds.
 
 Once a player has finished first the network has nothing left to predict (it values
 finishing first); in games that play on for places the bot then plays as `greedy`,
@@ -29,7 +31,7 @@ DEPTHS: Final = (1, 2, 3)
 
 
 class AceBot:
-    def __init__(self, seed: int | None = None, depth: int = 2, net: ValueNet | None = None) -> None:
+    def __init__(self, seed: int | None = None, depth: int = 3, net: ValueNet | None = None) -> None:
         del seed  # deterministic: nothing to seed
         if depth not in DEPTHS:
             raise ValueError(f"depth must be one of {DEPTHS}")
