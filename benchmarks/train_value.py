@@ -15,7 +15,20 @@ check: the network's 1-ply choice against three heuristic bots (4 players, class
 seats rotated).
 
 Everything is drawn from one seed; the same seed gives the same weights on the same
-NumPy. The recorded run is written in docs/bots.md.
+NumPy with one BLAS thread (`OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1`, as recorded).
+
+Recorded run (the defaults; 26 minutes on the 2-core development machine, which was
+busy with other work; the check against three heuristic bots is the network alone, one
+ply, 2,000 games a round):
+
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/train_value.py --write
+    round  1: heuristic games, 1.0 M positions; check 27.3% [25.4%, 29.3%]
+    round  6: network games, 4.0 M positions; check 38.9% [36.7%, 41.0%]
+    round 12: network games, 3.8 M positions; check 43.6% [41.5%, 45.8%]
+
+Ten more rounds from those weights (`--start`) and a run with half the seats played by
+the heuristic bot (`--mix 0.5`) gave no better network on common dice (41.9% against
+41.8% over 4,000 games): docs/bots.md says what was tried.
 """
 
 from __future__ import annotations
@@ -87,7 +100,8 @@ def self_play(
     winners = np.full(games, -1, np.int8)
     started = game.batch
     game_of = np.arange(game.batch)  # the game each slot plays, -1 once none is left
-    heuristic_seat = rng.random((game.batch, count)) < mix  # who the heuristic bot plays
+    # who the heuristic bot plays (drawn only with --mix: without it the dice stay those of the recorded run)
+    heuristic_seat = rng.random((game.batch, count)) < mix if mix else np.zeros((game.batch, count), np.bool_)
     while True:
         live = np.flatnonzero(game_of >= 0)
         if not len(live):
@@ -113,7 +127,8 @@ def self_play(
             winners[game_of[decided]] = game.winner[decided]
             fresh = min(len(decided), games - started)
             game.reset_games(decided[:fresh])
-            heuristic_seat[decided[:fresh]] = rng.random((fresh, count)) < mix
+            if mix:
+                heuristic_seat[decided[:fresh]] = rng.random((fresh, count)) < mix
             game_of[decided[:fresh]] = np.arange(started, started + fresh)
             game_of[decided[fresh:]] = -1
             started += fresh
@@ -227,13 +242,13 @@ def against_heuristic(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=12)
-    parser.add_argument("--games", type=int, default=1500, help="games per configuration share and round")
-    parser.add_argument("--hidden", type=int, default=96)
+    parser.add_argument("--games", type=int, default=1000, help="games per configuration share and round")
+    parser.add_argument("--hidden", type=int, default=128)
     parser.add_argument("--keep", type=int, default=4, help="rounds of positions to learn from")
     parser.add_argument("--sample", type=float, default=0.25, help="share of positions kept")
     parser.add_argument("--explore", type=float, default=0.03)
     parser.add_argument("--lam", type=float, default=0.7, help="TD(lambda): 1 learns from outcomes alone")
-    parser.add_argument("--steps", type=int, default=1500, help="minibatches per round")
+    parser.add_argument("--steps", type=int, default=8000, help="minibatches per round")
     parser.add_argument("--batch-size", type=int, default=512)
     parser.add_argument("--rate", type=float, default=1e-3)
     parser.add_argument("--check-games", type=int, default=2000)
