@@ -114,12 +114,12 @@ def main() -> None:
             f"  Brier score: network {brier(predicted, outcome):.4f}, naive {brier(naive, outcome):.4f}"
             f" (always 1/{players}: {brier(np.full_like(outcome, 1 / players), outcome):.4f})"
         )
-        print("  predicted   positions  mean predicted  observed    (network)")
+        print("  predicted   predictions  mean predicted  observed    (network)")
         for label, count, mean, observed in reliability(predicted, outcome):
-            print(f"  {label:9} {count:11,}  {mean:14.3f}  {observed:8.3f}")
-        print("  predicted   positions  mean predicted  observed    (naive)")
+            print(f"  {label:9} {count:13,}  {mean:14.3f}  {observed:8.3f}")
+        print("  predicted   predictions  mean predicted  observed    (naive)")
         for label, count, mean, observed in reliability(naive, outcome):
-            print(f"  {label:9} {count:11,}  {mean:14.3f}  {observed:8.3f}")
+            print(f"  {label:9} {count:13,}  {mean:14.3f}  {observed:8.3f}")
 
 
 if __name__ == "__main__":

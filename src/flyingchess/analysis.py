@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from .board import HANGAR
 from .events import Captured, Event, Flew, Jumped, PlaneFinished, ThreeSixes
-from .game import State, apply, legal_moves
+from .game import State, apply, apply_unchecked, legal_moves
 from .record import Record
 
 MISTAKE: Final = 0.02
@@ -194,7 +194,7 @@ def analyse(record: Record) -> Analysis:
         colour = players[step.before.turn]
         if not step.before.ranking:
             moves = legal_moves(rolled)
-            if len(moves) >= 2 and len({apply(rolled, plane)[0] for plane in moves}) >= 2:
+            if len(moves) >= 2 and len({apply_unchecked(rolled, plane) for plane in moves}) >= 2:
                 values = bot.move_values(rolled, moves)
                 best = max(range(len(moves)), key=lambda k: (values[k], -k))
                 played = values[moves.index(step.plane)] if step.plane in moves else values[best]
