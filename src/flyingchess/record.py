@@ -78,10 +78,8 @@ class Record:
 
     def replay(self) -> Iterator[State]:
         """The state after each action, in order; raises ActionError at the first bad one."""
-        state = self.start()
-        for index, action in enumerate(self.actions):
-            state = _replay_step(state, index, *parse_action(index, action))
-            yield state
+        for step in self.steps():
+            yield step.after
 
     def steps(self) -> Iterator[Step]:
         """Each action with the states around it and what happened (the engine's events);
@@ -89,12 +87,7 @@ class Record:
         state = self.start()
         for index, action in enumerate(self.actions):
             roll_value, plane = parse_action(index, action)
-            if state.over:
-                raise ActionError(index, "the game is already over")
-            try:
-                after, events = play(state, roll_value, plane)
-            except IllegalMoveError as error:
-                raise ActionError(index, str(error)) from None
+            after, events = _replay_step(state, index, roll_value, plane)
             yield Step(index, roll_value, plane, state, after, tuple(events))
             state = after
 
@@ -110,18 +103,18 @@ def replay_actions(players: tuple[str, ...], rules: Rules, actions: Iterable[tup
     illegal one. The one way a stored or imported game is rebuilt."""
     state = new_game(players, rules)
     for index, (roll_value, plane) in enumerate(actions):
-        state = _replay_step(state, index, roll_value, plane)
+        state, _ = _replay_step(state, index, roll_value, plane)
     return state
 
 
-def _replay_step(state: State, index: int, roll_value: int, plane: int | None) -> State:
+def _replay_step(state: State, index: int, roll_value: int, plane: int | None) -> tuple[State, list[Event]]:
+    """Action `index` played on `state`: the state after it and its events, or ActionError."""
     if state.over:
         raise ActionError(index, "the game is already over")
     try:
-        state, _ = play(state, roll_value, plane)
+        return play(state, roll_value, plane)
     except IllegalMoveError as error:
         raise ActionError(index, str(error)) from None
-    return state
 
 
 def rules_to_json(rules: Rules) -> Any:

@@ -6,6 +6,8 @@ new bot is one module plus one `register` call.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .base import BOTS, Bot, BotInfo, BotUnavailable, bot_listing, bot_names, make_bot, playable, register, seat_chooser
 from .expectimax import ExpectimaxBot
 from .greedy import GreedyBot
@@ -24,39 +26,32 @@ def _learned_bot(seed: int | None) -> Bot:
     return LearnedBot(seed)
 
 
+def _ace_bot(seed: int | None) -> Bot:
+    from .ace import AceBot  # the same: NumPy, on first use
+
+    return AceBot(seed)
+
+
+def _network_bot(name: str, level: int, description: str, factory: Callable[[int | None], Bot]) -> BotInfo:
+    """A bot that needs NumPy: registered whatever is installed, so that without NumPy it
+    is listed and choosing it says what to install."""
+    return BotInfo(name, level, description, factory, needs=("numpy",), extra="rl")
+
+
 # Listed before greedy: it beats heuristic but not greedy (benchmarks/train_learned.py).
-# Registered whatever is installed: without NumPy it is listed, and choosing it says what
-# to install.
 register(
-    BotInfo(
-        "learned",
-        2,
-        "plays the move whose position a value trained by self-play rates best",
-        _learned_bot,
-        needs=("numpy",),
-        extra="rl",
-    )
+    _network_bot("learned", 2, "plays the move whose position a value trained by self-play rates best", _learned_bot)
 )
 register(BotInfo("greedy", 2, "plays the move whose position evaluates best: progress, danger, readiness", GreedyBot))
 register(
     BotInfo("expectimax", 3, "looks ahead over the next roll and the reply, with the greedy evaluation", ExpectimaxBot)
 )
-
-
-def _ace_bot(seed: int | None) -> Bot:
-    from .ace import AceBot  # imported on first use: it needs NumPy (the `rl` extra)
-
-    return AceBot(seed)
-
-
 register(
-    BotInfo(
+    _network_bot(
         "ace",
         4,
         "looks two rolls ahead, every player playing for itself, judged by a network trained by self-play",
         _ace_bot,
-        needs=("numpy",),
-        extra="rl",
     )
 )
 
