@@ -108,13 +108,15 @@ class Hint:
 
 def hint(state: State, depth: int | None = None) -> Hint:
     """The move the ace bot plays in a state waiting for a move, and why."""
+    from .bots.ace import best_index  # NumPy, on first use
+
     moves = legal_moves(state)
     colour = state.colour
     assert colour is not None and state.roll is not None
     if not moves:
         return Hint(colour, state.roll, None, {}, [])
     values = _bot(depth).move_values(state, moves)
-    best = max(range(len(moves)), key=lambda k: (values[k], -k))
+    best = best_index(values)
     return Hint(
         colour,
         state.roll,
@@ -179,6 +181,7 @@ class Analysis:
 def analyse(record: Record) -> Analysis:
     """The whole game's review. Raises the record's own errors (ActionError) for an
     illegal action, before any work on the network."""
+    from .bots.ace import best_index
     from .bots.value import win_chances
 
     steps = list(record.steps())
@@ -196,7 +199,7 @@ def analyse(record: Record) -> Analysis:
             moves = legal_moves(rolled)
             if len(moves) >= 2 and len({apply_unchecked(rolled, plane) for plane in moves}) >= 2:
                 values = bot.move_values(rolled, moves)
-                best = max(range(len(moves)), key=lambda k: (values[k], -k))
+                best = best_index(values)
                 played = values[moves.index(step.plane)] if step.plane in moves else values[best]
                 decisions.append(
                     Decision(

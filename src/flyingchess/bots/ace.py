@@ -45,9 +45,7 @@ class AceBot:
             return moves[0] if moves else None
         if state.ranking:
             return self.places.choose(state)
-        values = self.move_values(state, moves)
-        best = max(range(len(moves)), key=lambda k: (values[k], -k))  # ties: the first (lowest plane)
-        return moves[best]
+        return moves[best_index(self.move_values(state, moves))]
 
     def move_values(self, state: State, moves: tuple[int, ...]) -> list[float]:
         """The bot's chance to finish first after each of `moves` (state waits for a move)."""
@@ -119,6 +117,11 @@ class AceBot:
         """The position each face's roller picks, in plan order."""
         leaves = _leaves(plan)
         return [leaves[pick] for _, pick in self._picks(plan, chances)]
+
+
+def best_index(values: list[float]) -> int:
+    """The index of the highest value; ties go to the first (the lowest plane)."""
+    return max(range(len(values)), key=lambda k: (values[k], -k))
 
 
 def _leaves(plan: list[list[tuple[int, list[State]]]]) -> list[State]:
