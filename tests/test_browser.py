@@ -736,3 +736,82 @@ def test_local_players_are_named_at_setup_and_the_names_are_remembered(browser: 
     tab.page.wait_for_selector("body[data-screen=new]")
     assert tab.testid("name-red").input_value() == "ána"
     tab.close()
+
+
+def test_a_network_game_shows_its_dice_commitment_and_verifies_every_roll(browser: Any, tmp_path: Path) -> None:
+    """The page adds its share before the start, shows the commitment, and once the game
+    is over recomputes every roll in the browser (Web Crypto, and the plain SHA-256 a
+    LAN page over http falls back to), agreeing with Python's construction."""
+    from flyingchess.fair_dice import DiceProof, commitment_of
+
+    server = Server(tmp_path, network=True)
+    try:
+        host = Page(browser, server.url)
+        host.page.wait_for_selector("body[data-screen=home]")
+        set_up_game(host, {"red": "bot:heuristic", "blue": "open"})
+        host.testid("dice-card").wait_for()
+        game_id = host.page.evaluate("location.hash").rsplit("/", 1)[1]
+        dice = server.api(f"/api/games/{game_id}")["game"]["dice"]
+        host.wait_for("document.querySelector('[data-testid=dice-status]').innerText.includes('1')")
+        dice = server.api(f"/api/games/{game_id}")["game"]["dice"]
+        assert dice["contributors"] == ["host"] and dice["seed"] is None
+        assert host.testid("dice-commitment").get_attribute("title") == dice["commitment"]
+        assert host.testid("verify-dice").is_hidden()
+        host.shot("dice-committed")
+        host.testid("start-game").click()  # the open seat goes to a bot: a bots-only game
+        host.testid("end-screen").wait_for(timeout=60_000)
+        host.testid("end-verify-dice").click()
+        host.wait_for("document.querySelector('[data-testid=end-dice-result]').dataset.ok === 'true'")
+        record = server.api(f"/api/games/{game_id}/record")
+        assert host.testid("end-dice-result").inner_text() == (
+            f"✓ All {len(record['actions'])} rolls match the commitment (checked in this browser)."
+        )
+        host.shot("dice-verified-end")
+        host.testid("view-board").click()
+        host.testid("verify-dice").click()
+        host.wait_for("document.querySelector('[data-testid=dice-result]').dataset.ok === 'true'")
+        host.shot("dice-verified-panel")
+        # both ways of hashing, on the real record and on tampered ones
+        check = """async ([record, plain]) => {
+            const m = await import('/static/fairdice.js');
+            const r = await m.verifyRecord(record, m.hasher(plain));
+            return [r.ok, r.key || null, r.params || null, r.rolls || null];
+        }"""
+        rolls = len(record["actions"])
+        index = next(i for i, a in enumerate(record["actions"]) if a["plane"] is None)
+        tampered = {**record, "actions": [dict(a) for a in record["actions"]]}
+        tampered["actions"][index]["roll"] = record["actions"][index]["roll"] % 6 + 1
+        for plain in (False, True):
+            assert host.page.evaluate(check, [record, plain]) == [True, None, None, rolls]
+            assert host.page.evaluate(check, [tampered, plain]) == [
+                False,
+                "dice.mismatch",
+                {
+                    "action": index,
+                    "rolled": tampered["actions"][index]["roll"],
+                    "expected": record["actions"][index]["roll"],
+                },
+                None,
+            ]
+            bad_seed = {**record, "dice": {**record["dice"], "seed": "00" * 32}}
+            assert host.page.evaluate(check, [bad_seed, plain])[:2] == [False, "dice.bad-seed"]
+            hidden = {**record, "dice": {k: v for k, v in record["dice"].items() if k != "seed"}}
+            assert host.page.evaluate(check, [hidden, plain])[:2] == [False, "dice.secret-hidden"]
+            broken = {**record, "dice": {**record["dice"], "contributions": ["no"]}}
+            assert host.page.evaluate(check, [broken, plain])[:3] == [
+                False,
+                "dice.malformed",
+                {"field": "contributions"},
+            ]
+        # the browser's rolls are Python's, roll for roll, for another seed and shares
+        seed, shares = bytes(range(1, 33)), ["abcdefgh", "ZYXW-vut_0123"]
+        expected = DiceProof(commitment_of(seed), seed, 0, tuple(shares)).rolls(5, 400)
+        derive = """async ([seed, shares, plain]) => {
+            const m = await import('/static/fairdice.js');
+            return m.deriveRolls(seed, shares, 5, 400, m.hasher(plain));
+        }"""
+        for plain in (False, True):
+            assert host.page.evaluate(derive, [seed.hex(), shares, plain]) == expected
+        host.close()
+    finally:
+        server.stop()

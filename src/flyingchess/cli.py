@@ -108,6 +108,23 @@ def command_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def command_verify(args: argparse.Namespace) -> int:
+    """Recompute every committed roll of a network game's record (docs/records.md §6)."""
+    from .fair_dice import ProofError, verify_rolls
+
+    record = _read_record(args.record)
+    try:
+        rolls = [step.roll for step in record.steps()]
+    except ActionError as error:
+        raise CommandError(str(error)) from None
+    try:
+        verified = verify_rolls(record.extra.get("dice"), rolls)
+    except ProofError as error:
+        raise CommandError(str(error)) from None
+    print(verified.summary())
+    return 0
+
+
 def command_analyse(args: argparse.Namespace) -> int:
     record = _read_record(args.record)
     missing = BOTS["ace"].missing()
@@ -672,6 +689,12 @@ def build_parser() -> argparse.ArgumentParser:
     analyse.add_argument("--json", action="store_true", help="print the whole review as one JSON object")
     analyse.add_argument("record", help="record file, or - for standard input")
     analyse.set_defaults(handler=command_analyse)
+
+    verify = commands.add_parser(
+        "verify", help="check a network game's dice against the commitment it was played under"
+    )
+    verify.add_argument("record", help="record file, or - for standard input")
+    verify.set_defaults(handler=command_verify)
 
     choose = commands.add_parser("choose", help="print the move a bot picks after a record")
     choose.add_argument("--bot", required=True)

@@ -430,8 +430,8 @@ class ClusteredRooms(Rooms):
     async def announce_rematch(self, old_id: str, new_id: str) -> None:
         if old_id in self.rooms:
             await super().announce_rematch(old_id, new_id)
-        else:
-            await self._to_owner(old_id, {"op": "rematch", "room": old_id, "new": new_id})
+        elif not await self._to_owner(old_id, {"op": "rematch", "room": old_id, "new": new_id}):
+            await (await self.view(old_id)).reveal_dice()  # nobody plays it: straight to the store
 
     async def forget(self, game_id: str) -> bool:
         gone = await super().forget(game_id)
@@ -439,12 +439,14 @@ class ClusteredRooms(Rooms):
             await self._to_owner(game_id, {"op": "forget", "room": game_id})
         return gone
 
-    async def _to_owner(self, game_id: str, message: dict[str, Any]) -> None:
-        """Tell the room's owner, wherever it is (nothing when nobody owns it)."""
+    async def _to_owner(self, game_id: str, message: dict[str, Any]) -> bool:
+        """Tell the room's owner, wherever it is; False when nobody (else) owns it."""
         with contextlib.suppress(redis.RedisError, OSError):
             owner = await self.cluster.owner_of(game_id)
             if owner is not None and owner != self.cluster.node:
                 await self.cluster.send(owner, message)
+                return True
+        return False
 
     # ----------------------------------------------------------------- at the owner
 

@@ -13,6 +13,7 @@ from typing import Any, Final, Literal, get_args
 
 from ..board import COLOURS, PLANES_PER_COLOUR
 from ..bots import BOTS, playable
+from ..fair_dice import CONTRIBUTION, valid_contribution
 from ..game import GameSetupError, validate_players
 from ..rules import Rules, RulesError
 
@@ -160,7 +161,14 @@ class React:
     emoji: str
 
 
-Message = Roll | Move | Speed | Sync | Hello | Join | SetSeat | Kick | Chat | React | Start
+@dataclass(frozen=True)
+class Contribute:
+    """A seated page's share in the dice of a network game (docs/records.md §6)."""
+
+    value: str
+
+
+Message = Roll | Move | Speed | Sync | Hello | Join | SetSeat | Kick | Chat | React | Start | Contribute
 
 NAME_LIMIT: Final = 24
 CHAT_LIMIT: Final = 200
@@ -236,6 +244,16 @@ def _react(data: Mapping[str, Any]) -> Message:
     return React(str(data["emoji"]))
 
 
+def _contribute(data: Mapping[str, Any]) -> Message:
+    _expect_only(data, {"value"})
+    value = data.get("value")
+    if not valid_contribution(value):
+        raise ProtocolError(
+            "bad-contribution", f"value must be 8 to 64 letters, digits, '-' or '_' ({CONTRIBUTION.pattern})"
+        )
+    return Contribute(str(value))
+
+
 def _expect_only(data: Mapping[str, Any], allowed: set[str]) -> None:
     extra = sorted(set(data) - allowed - {"type"})
     if extra:
@@ -280,6 +298,7 @@ PARSERS: Final = {
     "chat": _chat,
     "react": _react,
     "start": _start,
+    "contribute": _contribute,
 }
 
 

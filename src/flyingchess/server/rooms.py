@@ -20,10 +20,12 @@ import time
 import zlib
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any, Final, Protocol, cast
 
 from ..bots import Bot, make_bot, playable, seat_chooser
 from ..events import Bounced, Captured, Event, Flew, Jumped
+from ..fair_dice import MAX_CONTRIBUTIONS, DiceProof
 from ..game import (
     IllegalMoveError,
     State,
@@ -42,6 +44,7 @@ from .limits import KeyedBuckets, Limits
 from .presence import Presence, Watcher
 from .protocol import (
     Chat,
+    Contribute,
     Hello,
     Join,
     Kick,
@@ -217,12 +220,22 @@ class Room:
             "actions": len(session.actions),
             "speed": session.speed,
             "hints": session.extra.get("hints") is True,
+            "dice": self._dice_view(),
             "started": session.started,
             "timer": self.presence.timer,
             "turn_left": self.presence.turn_left(self.seats, state.colour),
             "grace": self.presence.grace,
             "chat": self.recent_chat,
         }
+
+    def _dice_view(self) -> dict[str, Any] | None:
+        """What every page may know of the dice commitment (None: local dice)."""
+        proof = self.session.proof
+        if proof is None:
+            return None
+        view = proof.public(reveal=self.session.dice_revealed)
+        del view["contributions"]  # shown in the record; the pages need only who sent one
+        return dict(view, contributors=list(proof.contributors), seed=view.get("seed"))
 
     def record(self) -> Record:
         return self.session.record(self.public_seats())
@@ -358,10 +371,13 @@ class Room:
         self.wake_bots()
 
     async def start(self, control: Control) -> None:
-        """The host starts a gathered game; seats still open go to the heuristic bot."""
+        """The host starts a gathered game; seats still open go to the heuristic bot.
+        With committed dice, the pages' contributions close now: a seated page that has
+        not sent one yet gets a moment (CONTRIBUTION_WAIT), never more."""
+        if not control.host:
+            raise ProtocolError("not-host", "only the host starts the game")
+        await self._await_contributions(time.monotonic() + CONTRIBUTION_WAIT)
         async with self.lock:
-            if not control.host:
-                raise ProtocolError("not-host", "only the host starts the game")
             if self.session.started:
                 raise ProtocolError("wrong-phase", "the game has already started")
             await self.session.write_seats(self.seats.started(), True)
@@ -369,8 +385,54 @@ class Room:
             await self._broadcast([])
         self.wake_bots()
 
+    async def _await_contributions(self, deadline: float) -> None:
+        while self.session.proof is not None and time.monotonic() < deadline:
+            sent = set(self.session.proof.contributors)
+            waiting = {
+                key for control in self.presence.watchers.values() if (key := self._contributor(control)) is not None
+            }
+            if waiting <= sent:
+                return
+            await asyncio.sleep(0.05)
+
+    def _contributor(self, control: Control) -> str | None:
+        """Who a page contributes as: "host", its colour, or None (a spectator)."""
+        if control.host:
+            return "host"
+        colours = sorted(self.seats.controlled_by(control))
+        return colours[0] if colours else None
+
+    async def contribute(self, control: Control, value: str) -> None:
+        """A seated page's random share in the dice, before the game starts."""
+        async with self.lock:
+            proof = self.session.proof
+            if proof is None:
+                raise ProtocolError("no-commitment", "this game's dice are not committed (a game on one device)")
+            if self.session.started:
+                raise ProtocolError("wrong-phase", "contributions close when the game starts")
+            who = self._contributor(control)
+            if who is None:
+                raise ProtocolError("not-your-seat", "only the host and seated players contribute to the dice")
+            if who in proof.contributors:
+                raise ProtocolError("already-contributed", "this seat has already contributed to the dice")
+            if len(proof.contributions) >= MAX_CONTRIBUTIONS:
+                raise ProtocolError("already-contributed", "the dice have all the contributions they take")
+            await self.session.write_proof(proof.with_contribution(who, value))
+            await self._broadcast([])
+
+    async def reveal_dice(self) -> None:
+        """Show the seed of a game given up for a rematch; it can roll no more."""
+        async with self.lock:
+            proof = self.session.proof
+            if proof is None or proof.revealed or self.state.over:
+                return
+            await self.session.write_proof(replace(proof, revealed=True))
+            await self._broadcast([])
+
     async def announce_rematch(self, new_id: str) -> None:
-        """Tell every page in the room where the rematch is, so guests can follow."""
+        """The game is given up for a rematch: its dice seed is revealed, and every page
+        in the room learns where the rematch is, so guests can follow."""
+        await self.reveal_dice()
         await self._send_all({"type": "rematch", "id": new_id})
 
     async def say(self, control: Control, text: str | None = None, emoji: str | None = None) -> None:
@@ -396,7 +458,7 @@ class Room:
     async def human_roll(self, control: Control = HOST) -> None:
         async with self.lock:
             self._check_human_turn("roll", control)
-            value = self.dice.randint(1, 6)
+            value = self._next_roll()
             rolled, events = roll(self.state, value)
             if legal_moves(rolled):
                 await self.session.hold_roll(value, rolled)
@@ -426,10 +488,18 @@ class Room:
             await self._broadcast([])
         self.wake_bots()
 
+    def _next_roll(self) -> int:
+        """The next die: derived from the commitment in a network game (roll number =
+        actions so far, so a restarted server rolls the same), else the OS generator."""
+        proof = self.session.proof
+        return self.dice.randint(1, 6) if proof is None else proof.roll(len(self.session.actions))
+
     def _check_human_turn(self, phase: str, control: Control) -> None:
         state = self.state
         if state.over:
             raise ProtocolError("game-over", "the game is over")
+        if self.session.dice_revealed:
+            raise ProtocolError("dice-revealed", REVEALED_MESSAGE)
         if not self.session.started:
             raise ProtocolError("not-started", "the host has not started the game yet")
         colour = state.colour
@@ -493,6 +563,8 @@ class Room:
         colour = self.state.colour
         if self.lost or not self.presence.watchers or colour is None or not self.session.started:
             return False
+        if self.session.dice_revealed:
+            return False
         return self.seats[colour].kind == "bot" or colour in self.presence.autopilot
 
     async def _run_bots(self) -> None:
@@ -507,7 +579,7 @@ class Room:
                 pending = self.state.roll
 
                 def dice(pending: int | None = pending) -> int:
-                    return self.dice.randint(1, 6) if pending is None else pending
+                    return self._next_roll() if pending is None else pending
 
                 turns: list[Turn] = []
                 play_out(
@@ -581,6 +653,10 @@ async def _react(room: Room, page: Watcher, address: str, request: React) -> Non
     await room.say(room.control_of(page), emoji=request.emoji)
 
 
+async def _contribute(room: Room, page: Watcher, address: str, request: Contribute) -> None:
+    await room.contribute(room.control_of(page), request.value)
+
+
 async def _reply(page: Watcher, message: dict[str, Any]) -> None:
     await page.send_text(encode_message(message))
 
@@ -598,10 +674,14 @@ HANDLERS: Final[dict[type, Handler]] = {
     Kick: _kick,
     Chat: _chat,
     React: _react,
+    Contribute: _contribute,
 }
 """What each message a page may send does: one entry per message type of protocol.py."""
 
 
+REVEALED_MESSAGE: Final = "this game's dice were revealed when its rematch began: it cannot go on"
+CONTRIBUTION_WAIT: Final = 2.0
+"""Seconds a start waits for seated pages' dice contributions before going on without."""
 STORAGE_MESSAGE: Final = "the server cannot save games right now; nothing was changed: try again soon"
 
 
@@ -639,10 +719,10 @@ class Rooms:
         return await self.get(game_id)
 
     async def announce_rematch(self, old_id: str, new_id: str) -> None:
-        """Tell the pages in the old room where its rematch is."""
-        room = self.rooms.get(old_id)
-        if room is not None:
-            await room.announce_rematch(new_id)
+        """The old game is given up: its room reveals its dice and tells its pages where
+        the rematch is (loaded for it when nobody watches: the reveal must be stored)."""
+        room = self.rooms.get(old_id) or await self.view(old_id)
+        await room.announce_rematch(new_id)
 
     async def get(self, game_id: str) -> Room:
         room = self.rooms.get(game_id)
@@ -731,6 +811,9 @@ class Rooms:
         host_token = secrets.token_urlsafe(24)
         now = time.time()
         started = not any(seat["kind"] == "open" for seat in seats.values())
+        extra = dict(extra or {})
+        if not started:  # players will join from other devices: dice they can check
+            extra["dice"] = DiceProof.new(first=len(actions)).stored()
         stored = StoredGame(
             secrets.token_urlsafe(9),
             now,
@@ -738,7 +821,7 @@ class Rooms:
             rules.to_json(),
             list(players),
             seats,
-            dict(extra or {}),
+            extra,
             None,
             speed,
             state.over,
@@ -822,7 +905,7 @@ def import_parts(
 
 
 SERVER_KEYS: Final = frozenset(
-    {"seats", "id", "timer", "host_token", "speed", "pending_roll", "started", "created", "updated"}
+    {"seats", "id", "timer", "host_token", "speed", "pending_roll", "started", "created", "updated", "dice"}
 )
 """Top-level record keys an import does not keep: the server decides them itself."""
 EXTRA_DEPTH: Final = 16

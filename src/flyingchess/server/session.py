@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator
 from typing import Any, Final, TypeVar
 
 from ..events import Event
+from ..fair_dice import DiceProof, ProofError
 from ..game import GameSetupError, IllegalMoveError, State, apply, play, roll, validate_players
 from ..record import ActionError, Record, canonical_state, replay_actions, rules_to_json
 from ..rules import Rules, RulesError
@@ -59,6 +60,8 @@ def rebuild(stored: StoredGame) -> State:
             raise ValueError("its seats do not match its players")
         Seats.from_json(stored.seats)
         parse_timer(stored.extra.get("timer", 0))
+        if "dice" in stored.extra:
+            DiceProof.from_stored(stored.extra["dice"])
         if stored.speed not in SPEEDS:
             raise ValueError(f"unknown speed {stored.speed!r}")
         state = replay_actions(players, rules, stored.actions)
@@ -70,6 +73,7 @@ def rebuild(stored: StoredGame) -> State:
         ActionError,
         IllegalMoveError,
         ProtocolError,
+        ProofError,
         ValueError,
         TypeError,
         AttributeError,
@@ -100,6 +104,8 @@ class GameSession:
         self.host_token = stored.host_token
         self.started = stored.started
         self.extra = stored.extra
+        self.proof = DiceProof.from_stored(stored.extra["dice"]) if "dice" in stored.extra else None
+        """The commitment this game's dice follow (a network game), or None (local dice)."""
         self.speed = stored.speed
         self.actions = ActionLog(stored.actions)
         self.state = state
@@ -147,6 +153,17 @@ class GameSession:
         self.actions.append(value, plane)
         self.state = after
 
+    async def write_proof(self, proof: DiceProof) -> None:
+        """Store a changed dice commitment (a contribution, a reveal), then adopt it."""
+        extra = dict(self.extra, dice=proof.stored())
+        self.updated = await self._fenced(self.store.set_extra(self.id, extra, epoch=self.epoch))
+        self.extra, self.proof = extra, proof
+
+    @property
+    def dice_revealed(self) -> bool:
+        """The seed may be shown: the game is over, or it was given up for a rematch."""
+        return self.proof is not None and (self.proof.revealed or self.state.over)
+
     async def set_speed(self, speed: str) -> None:
         await self._fenced(self.store.set_speed(self.id, speed, epoch=self.epoch))
         self.speed = speed
@@ -164,6 +181,8 @@ class GameSession:
             rules_to_json(self.rules),
             dict(self.extra, seats=public_seats, id=self.id),
         )
+        if self.proof is not None:
+            record.extra["dice"] = self.proof.public(reveal=self.dice_revealed)
         for value, plane in self.actions:
             record.add(value, plane)
         return record

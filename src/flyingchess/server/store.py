@@ -408,6 +408,13 @@ class SqlStore:
         self._update_game(sql, game_id, "speed = ?", (speed,), epoch)
 
     @_write
+    def set_extra(self, sql: Sql, game_id: str, extra: dict[str, Any], epoch: int | None = None) -> float:
+        """The game's other fields (the dice commitment lives there, with its secret seed)."""
+        now = time.time()
+        self._update_game(sql, game_id, "extra = ?, updated = ?", (json.dumps(extra), now), epoch)
+        return now
+
+    @_write
     def delete(self, sql: Sql, game_id: str) -> bool:
         cursor = sql.execute("DELETE FROM games WHERE id = ?", (game_id,))
         return bool(cursor.rowcount > 0)

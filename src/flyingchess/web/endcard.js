@@ -1,14 +1,16 @@
 // The card over the board when a game is over: the ranking, and what to do next.
 import { t, tNodes } from "./i18n.js";
 import { h, colourChip, medal, trophySvg, seatAvatar, seatLabel, PALETTE } from "./ui.js";
+import { verdictText } from "./fairdice.js";
 
 /**
  * Put the end card in `layer` for a finished game's snapshot.
  * @param {HTMLElement} layer
  * @param {any} snap  the game as the server sent it (phase "over")
- * @param {{ gameId: string, network: boolean, host: boolean, go(hash: string): void, rematch(): void }} o
+ * @param {{ gameId: string, network: boolean, host: boolean, go(hash: string): void, rematch(): void,
+ *   verify?: null | (() => Promise<any>) }} o  verify: check the revealed dice (a network game)
  */
-export function showEndCard(layer, snap, { gameId, network, host, go, rematch }) {
+export function showEndCard(layer, snap, { gameId, network, host, go, rematch, verify = null }) {
   const seatOf = (colour) => snap.seats?.[colour];
   const style = (colour) => `--c:${PALETTE[colour].main};--c-light:${PALETTE[colour].light}`;
   const ranking = snap.state.ranking.slice();
@@ -21,6 +23,21 @@ export function showEndCard(layer, snap, { gameId, network, host, go, rematch })
     h("span", { class: "rank-medal" }, "·"), seatAvatar(colour, seatOf(colour), 22),
     h("span", { class: "rank-name" }, t(`colour.${colour}`)), h("span", { class: "rank-seat" }, t("end.unplaced"))));
   const winner = snap.state.winner;
+  const verdict = h("p", { class: "end-verdict dice-result", "data-testid": "end-dice-result", "aria-live": "polite", hidden: true });
+  async function check() {
+    if (!verify) return;
+    verdict.hidden = false;
+    verdict.textContent = t("dice.checking");
+    try {
+      const outcome = await verify();
+      if (!outcome) return;
+      verdict.dataset.ok = String(!!outcome.ok);
+      verdict.textContent = `${outcome.ok ? "✓" : "✗"} ${verdictText(outcome)}`;
+    } catch (err) {
+      verdict.dataset.ok = "false";
+      verdict.textContent = `✗ ${err && err.message ? err.message : String(err)}`;
+    }
+  }
   const card = h("div", { class: "end-card", "data-testid": "end-screen", role: "dialog", "aria-modal": "false", "aria-labelledby": "end-title" },
     h("button", { class: "end-close", type: "button", "data-testid": "end-close", "aria-label": t("end.close"), title: t("end.close"), onclick: () => layer.classList.toggle("minimised") }, "–"),
     h("div", { class: "confetti", "aria-hidden": "true" }, ...Array.from({ length: 18 }, (_, k) => h("i", { style: `--k:${k};--c:${PALETTE[["red", "yellow", "blue", "green"][k % 4]].main}` }))),
@@ -32,7 +49,9 @@ export function showEndCard(layer, snap, { gameId, network, host, go, rematch })
       host ? h("button", { class: "btn btn-primary", type: "button", "data-testid": "rematch", onclick: rematch }, t("end.rematch")) : null,
       h("button", { class: "btn", type: "button", "data-testid": "new-game-end", onclick: () => go("#/new") }, t("end.new-game")),
       h("a", { class: "btn btn-ghost", href: `#/replay/${encodeURIComponent(gameId)}` }, t("end.watch-replay")),
-      h("button", { class: "btn btn-ghost end-view-board", type: "button", "data-testid": "view-board", onclick: () => layer.classList.add("minimised") }, t("end.view-board"))));
+      verify ? h("button", { class: "btn btn-ghost", type: "button", "data-testid": "end-verify-dice", onclick: () => check() }, t("dice.verify")) : null,
+      h("button", { class: "btn btn-ghost end-view-board", type: "button", "data-testid": "view-board", onclick: () => layer.classList.add("minimised") }, t("end.view-board"))),
+    verdict);
   layer.replaceChildren(card);
   layer.classList.add("shown");
 }

@@ -12,6 +12,7 @@ import { makeInvite } from "./invite.js";
 import { showEndCard, offerRematch } from "./endcard.js";
 import { makeMoveLog } from "./movelog.js";
 import { fetchChances, fetchHint, chanceBar, percent, reasonText } from "./insight.js";
+import { makeDiceCard, newContribution } from "./fairdice.js";
 import {
   h, api, toast, errorText, colourIcon, colourChip, dieFace, setDieFace, seatLabel, botLabel,
   rulesSummary, formatEvents, medal, looksLocal, presenceDot, seatAvatar, PALETTE,
@@ -102,12 +103,16 @@ export function mountGame(root, app, gameId) {
   const invite = makeInvite(app, gameId);
   const chat = makeChat({ app, socket: { send: (msg) => socket.send(msg) }, reactLayer, canTalk, isMine });
   const howTo = howToCard();  // the first game only
+  // a network game's dice: the commitment while playing, the check of every roll after
+  const dice = makeDiceCard({ fetchRecord });
+  let contributing = false;     // this connection sent its share and has not seen it counted
   const panel = h("aside", { class: "panel" },
     h("div", { class: "panel-bar" }, homeBtn, h("div", { class: "spacer" }), invite.button, replayLink, download),
     invite.card,
     h("div", { class: "card play-card" }, h("div", { class: "turn-wrap" }, turnCard, timerBar), h("div", { class: "die-row" }, dieBtn, h("div", { class: "die-side" }, hint, hintBtn)), hintText, h("div", { class: "toggles" }, autoMoveLabel, soundLabel, chancesLabel), startBtn, roleLine, playersBox),
     howTo,  // below the die: on a phone nothing comes between the board and the die
     chat.card,
+    dice.card,
     h("div", { class: "card log-card" }, h("div", { class: "card-head" }, logTitle, speedLabel), log.list),
     h("div", { class: "card" }, rulesTitle, rulesBox),
   );
@@ -141,6 +146,7 @@ export function mountGame(root, app, gameId) {
     connected = status === "open";
     conn.hidden = connected;
     if (connected && !saidHello) { role = null; myColours = []; }  // a fresh connection: the default role
+    if (connected) contributing = false;
     if (snap) { renderPanel(); updateControls(); }
   });
 
@@ -217,6 +223,11 @@ export function mountGame(root, app, gameId) {
       showRematchNotice(msg.id);
     } else if (msg.type === "error") {
       pending = false;
+      // a share that came too late or twice (another tab, the game just started): nothing to tell
+      if (contributing && ["already-contributed", "wrong-phase", "no-commitment"].includes(msg.code)) {
+        contributing = false;
+        return;
+      }
       if (msg.code === "unknown-game") {
         showMissing();
         return;
@@ -624,6 +635,30 @@ export function mountGame(root, app, gameId) {
     speedSel.title = host ? "" : t("game.speed-host");
     updateControls();
     askChances();
+    dice.render(snap);
+    contribute();
+  }
+
+  /** Who this page contributes to the dice as ("host" or its colour), or null. */
+  function contributorKey() {
+    const r = myRole();
+    if (r === "host") return "host";
+    return r === "player" && myColours.length ? myColours[0] : null;
+  }
+
+  /** Before a network game starts, each seated page adds a random share to its dice. */
+  function contribute() {
+    const key = contributorKey();
+    if (!snap || !snap.dice || snap.started || !connected || !key) return;
+    if ((snap.dice.contributors || []).includes(key)) { contributing = false; return; }
+    if (contributing) return;
+    contributing = socket.send({ type: "contribute", value: newContribution() });
+  }
+
+  async function fetchRecord() {
+    const res = await api("GET", `/api/games/${encodeURIComponent(gameId)}/record`);
+    if (!res.ok) throw new Error(errorText(res.error.code, res.error.message));
+    return res.data;
   }
 
   // ------------------------------------------------------------ actions
@@ -694,7 +729,8 @@ export function mountGame(root, app, gameId) {
 
   function renderEnd() {
     if (!snap || snap.phase !== "over") { endLayer.replaceChildren(); return; }
-    showEndCard(endLayer, snap, { gameId, network: !local, host: myRole() === "host", go: (hash) => app.go(hash), rematch });
+    const verify = snap.dice && snap.dice.seed ? () => dice.verify() : null;
+    showEndCard(endLayer, snap, { gameId, network: !local, host: myRole() === "host", go: (hash) => app.go(hash), rematch, verify });
   }
 
   async function rematch() {

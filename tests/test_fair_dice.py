@@ -1,0 +1,414 @@
+"""Dice a player can check (docs/records.md §6): the construction, the proof in a record,
+`flyingchess verify`, and a network server that commits before the game and reveals after."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import random
+import re
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from flyingchess.cli import main
+from flyingchess.fair_dice import (
+    DiceProof,
+    ProofError,
+    commitment_of,
+    derive_roll,
+    nonce_of,
+    parse_proof,
+    verify_rolls,
+)
+from flyingchess.record import loads_record
+from flyingchess.server.app import create_app
+from flyingchess.server.limits import Limits
+from flyingchess.server.store import SqliteStore
+
+from asgi import LocalClient, error, expect, latest
+
+SEED = bytes(range(32))
+CONTRIBUTIONS = ["host-share-0001", "guest_share_0002"]
+
+
+def spelled_out_roll(seed: bytes, contributions: list[str], index: int) -> int:
+    """The construction of docs/records.md §6 written out from the definition of HMAC
+    (RFC 2104) with SHA-256, independently of flyingchess.fair_dice."""
+    nonce = hashlib.sha256("\n".join(contributions).encode("utf-8")).digest()
+    key = seed.ljust(64, b"\0")
+    inner_pad = bytes(b ^ 0x36 for b in key)
+    outer_pad = bytes(b ^ 0x5C for b in key)
+    for attempt in range(1000):
+        message = nonce + index.to_bytes(8, "big") + attempt.to_bytes(4, "big")
+        block = hashlib.sha256(outer_pad + hashlib.sha256(inner_pad + message).digest()).digest()
+        accepted = [b for b in block if b < 252]
+        if accepted:
+            return accepted[0] % 6 + 1
+    raise AssertionError("no accepted byte in 1000 blocks")
+
+
+def test_rolls_follow_the_documented_construction() -> None:
+    nonce = nonce_of(CONTRIBUTIONS)
+    for index in range(300):
+        assert derive_roll(SEED, nonce, index) == spelled_out_roll(SEED, CONTRIBUTIONS, index)
+
+
+def test_bytes_of_252_and_more_are_skipped_not_folded() -> None:
+    """A block whose first byte is 252..255 takes the next byte (folding it with % 6
+    would make 1..4 more likely than 5 and 6)."""
+    nonce = nonce_of([])
+    skipped = 0
+    for index in range(2000):
+        block = hmac.digest(SEED, nonce + index.to_bytes(8, "big") + bytes(4), "sha256")
+        if block[0] >= 252:
+            skipped += 1
+            second = next(b for b in block if b < 252)
+            assert derive_roll(SEED, nonce, index) == second % 6 + 1
+    assert skipped > 10  # about 2000 * 4/256 = 31 such blocks: the case was exercised
+
+
+def test_every_input_changes_the_sequence() -> None:
+    base = [derive_roll(SEED, nonce_of(CONTRIBUTIONS), i) for i in range(40)]
+    assert [derive_roll(bytes(32), nonce_of(CONTRIBUTIONS), i) for i in range(40)] != base
+    assert [derive_roll(SEED, nonce_of(CONTRIBUTIONS[:1]), i) for i in range(40)] != base
+    assert [derive_roll(SEED, nonce_of(CONTRIBUTIONS[::-1]), i) for i in range(40)] != base
+    assert sorted(Counter(base)) == [1, 2, 3, 4, 5, 6]
+
+
+def test_faces_are_even_over_many_rolls() -> None:
+    """60,000 rolls of a fixed seed: chi-square with 5 degrees of freedom below 20.5
+    (p = 0.001). Deterministic: the same rolls on every run."""
+    rolls = DiceProof(commitment_of(SEED), SEED).rolls(0, 60_000)
+    counts = Counter(rolls)
+    expected = len(rolls) / 6
+    chi_square = sum((counts[face] - expected) ** 2 / expected for face in range(1, 7))
+    assert chi_square < 20.5, counts
+
+
+def proof_json(**changes: Any) -> dict[str, Any]:
+    proof = DiceProof(commitment_of(SEED), SEED, 0, tuple(CONTRIBUTIONS))
+    data = proof.public(reveal=True)
+    data.update(changes)
+    return {key: value for key, value in data.items() if value is not None}
+
+
+def rolls_of(count: int, first: int = 0) -> list[int]:
+    proof = DiceProof(commitment_of(SEED), SEED, first, tuple(CONTRIBUTIONS))
+    return [random.Random(i).randint(1, 6) for i in range(first)] + proof.rolls(first, count - first)
+
+
+@pytest.mark.parametrize(
+    ("changes", "words"),
+    [
+        ({"scheme": "md5"}, "dice.scheme: unknown scheme 'md5'"),
+        ({"scheme": None}, "dice.scheme: missing"),
+        ({"commitment": "ab" * 31}, "dice.commitment: must be 64"),
+        ({"commitment": commitment_of(b"x")}, "dice.seed: does not match dice.commitment"),
+        ({"seed": "00" * 32}, "dice.seed: does not match dice.commitment"),
+        ({"seed": "zz" * 32}, "dice.seed: must be 64"),
+        ({"seed": SEED.hex().upper()}, "dice.seed: must be 64 lowercase"),
+        ({"from": -1}, "dice.from: must be a whole number"),
+        ({"from": True}, "dice.from: must be a whole number"),
+        ({"contributions": "abc"}, "dice.contributions: must be a list"),
+        ({"contributions": ["short"]}, "dice.contributions[0]: must be 8 to 64"),
+        ({"contributions": ["ok-contribution", "bad contribution!"]}, "dice.contributions[1]: must be 8 to 64"),
+        ({"contributions": ["a" * 65]}, "dice.contributions[0]: must be 8 to 64"),
+    ],
+)
+def test_malformed_proofs_name_the_field(changes: dict[str, Any], words: str) -> None:
+    with pytest.raises(ProofError, match=re.escape(words)):
+        verify_rolls(proof_json(**changes), rolls_of(50))
+
+
+def test_verification_names_the_first_roll_that_differs() -> None:
+    rolls = rolls_of(120)
+    assert verify_rolls(proof_json(), rolls).summary() == "all 120 rolls match the commitment"
+    tampered = list(rolls)
+    tampered[37] = tampered[37] % 6 + 1
+    tampered[90] = tampered[90] % 6 + 1
+    with pytest.raises(
+        ProofError, match=rf"^action 37: rolled {tampered[37]}, but the committed dice give {rolls[37]}$"
+    ):
+        verify_rolls(proof_json(), tampered)
+    with pytest.raises(ProofError, match="no dice proof"):
+        verify_rolls(None, rolls)
+    with pytest.raises(ProofError, match=re.escape("dice.seed: missing")):
+        verify_rolls(proof_json(seed=None) | {"seed": None}, rolls)
+    with pytest.raises(ProofError, match=re.escape("dice.from: 200 is past")):
+        verify_rolls(proof_json(**{"from": 200}), rolls)
+
+
+def test_a_commitment_from_a_later_roll_covers_only_the_rolls_after_it() -> None:
+    rolls = rolls_of(90, first=30)
+    verified = verify_rolls(proof_json(**{"from": 30}), rolls)
+    assert (verified.rolls, verified.first) == (60, 30)
+    assert "from action 30 on" in verified.summary()
+
+
+def test_the_public_form_hides_the_seed_and_the_stored_form_round_trips() -> None:
+    proof = DiceProof.new(first=4).with_contribution("red", "abcdefgh-123")
+    assert "seed" not in proof.public(reveal=False)
+    assert "contributors" not in proof.public(reveal=True)
+    assert parse_proof(proof.public(reveal=True)).seed == proof.seed
+    assert DiceProof.from_stored(json.loads(json.dumps(proof.stored()))) == proof
+
+
+# ---------------------------------------------------------------- a network server
+
+
+@pytest.fixture()
+def store_path(tmp_path: Path) -> Path:
+    return tmp_path / "games.sqlite3"
+
+
+def network_client(path: Path) -> TestClient:
+    app = create_app(SqliteStore(path), dice=lambda: random.Random(5), limits=Limits.unlimited(), local=False)
+    return LocalClient(app)
+
+
+@pytest.fixture()
+def client(store_path: Path) -> Iterator[TestClient]:
+    with network_client(store_path) as test_client:
+        yield test_client
+
+
+def create(client: TestClient, blue: str = "open") -> dict[str, Any]:
+    body = {"players": ["red", "blue"], "seats": {"red": {"kind": "human"}, "blue": {"kind": blue}}}
+    response = client.post("/api/games", json=body)
+    assert response.status_code == 200, response.text
+    data: dict[str, Any] = response.json()
+    return data
+
+
+def play(sockets: dict[str, Any], watcher: Any, actions: int) -> dict[str, Any]:
+    """The seat to move rolls and moves its first plane, `actions` times or to the end
+    (a sync on the acting socket answers after its action: messages stay in order)."""
+    game = latest(watcher)
+    for _ in range(actions):
+        if game["state"]["over"]:
+            break
+        socket = sockets[game["state"]["turn"]]
+        if game["phase"] == "move":
+            socket.send_json({"type": "move", "plane": game["moves"][0]["plane"]})
+        else:
+            socket.send_json({"type": "roll"})
+        game = latest(socket)
+    return game
+
+
+def test_a_network_game_commits_before_it_starts_and_reveals_at_the_end(client: TestClient, tmp_path: Path) -> None:
+    created = create(client)
+    game_id = created["id"]
+    dice = created["game"]["dice"]
+    assert dice["scheme"] == "hmac-sha256-v1" and dice["seed"] is None and dice["from"] == 0
+    commitment = dice["commitment"]
+    url = f"/ws/{game_id}"
+    with (
+        client.websocket_connect(url) as host,
+        client.websocket_connect(url) as guest,
+        client.websocket_connect(url) as stranger,
+    ):
+        for socket in (host, guest, stranger):
+            expect(socket, "snapshot")
+        host.send_json({"type": "hello", "token": created["host_token"]})
+        expect(host, "welcome")
+        guest.send_json({"type": "join", "colour": "blue", "name": "Bao"})
+        expect(guest, "joined")
+        # bad contributions are typed errors and change nothing
+        for bad in ("short", "x" * 65, "with space 123", 12345678, None):
+            assert error(guest, {"type": "contribute", "value": bad}) == "bad-contribution"
+        assert error(guest, {"type": "contribute", "value": "a" * 8, "extra": 1}) == "bad-message"
+        assert error(stranger, {"type": "contribute", "value": "stranger-share"}) == "not-your-seat"
+        assert latest(host)["dice"]["contributors"] == []
+        host.send_json({"type": "contribute", "value": CONTRIBUTIONS[0]})
+        guest.send_json({"type": "contribute", "value": CONTRIBUTIONS[1]})
+        game = latest(host)
+        while len(game["dice"]["contributors"]) < 2:
+            game = latest(host)
+        assert sorted(game["dice"]["contributors"]) == ["blue", "host"]
+        assert game["dice"]["commitment"] == commitment and game["dice"]["seed"] is None
+        assert error(guest, {"type": "contribute", "value": "second-share"}) == "already-contributed"
+        # a record saved mid-game carries the commitment, not the seed
+        host.send_json({"type": "start"})
+        while not latest(host)["started"]:
+            pass
+        assert error(host, {"type": "contribute", "value": "late-share-01"}) == "wrong-phase"
+        game = play({"red": host, "blue": guest}, stranger, 30)
+        record = loads_record(client.get(f"/api/games/{game_id}/record").text)
+        assert "seed" not in record.extra["dice"] and record.extra["dice"]["commitment"] == commitment
+        assert "contributors" not in record.extra["dice"]
+        game = play({"red": host, "blue": guest}, stranger, 5000)
+        assert game["state"]["over"]
+        assert game["dice"]["seed"] is not None
+    text = client.get(f"/api/games/{game_id}/record").text
+    record = loads_record(text)
+    proof = record.extra["dice"]
+    assert hashlib.sha256(bytes.fromhex(proof["seed"])).hexdigest() == commitment
+    assert sorted(proof["contributions"]) == sorted(CONTRIBUTIONS)
+    rolls = [action["roll"] for action in record.actions]
+    assert rolls == [
+        spelled_out_roll(bytes.fromhex(proof["seed"]), proof["contributions"], i) for i in range(len(rolls))
+    ]
+    assert verify_rolls(proof, rolls).rolls == len(rolls)
+
+
+def test_the_verify_command(client: TestClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    created = create(client)
+    url = f"/ws/{created['id']}"
+    with client.websocket_connect(url) as host:
+        expect(host, "snapshot")
+        host.send_json({"type": "hello", "token": created["host_token"]})
+        expect(host, "welcome")
+        host.send_json({"type": "seat", "colour": "blue", "kind": "human"})
+        host.send_json({"type": "start"})
+        while not latest(host)["started"]:
+            pass
+        game = play({"red": host, "blue": host}, host, 5000)
+        assert game["state"]["over"]
+    data = client.get(f"/api/games/{created['id']}/record").json()
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(data))
+    assert main(["verify", str(good)]) == 0
+    assert capsys.readouterr().out == f"all {len(data['actions'])} rolls match the commitment\n"
+
+    def refused(record: dict[str, Any]) -> str:
+        path = tmp_path / "tampered.json"
+        path.write_text(json.dumps(record))
+        assert main(["verify", str(path)]) == 2
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert len(lines) == 1
+        return lines[0]
+
+    index, roll, changed = still_legal_tampering(data)
+    assert (
+        refused(changed)
+        == f"action {index}: rolled {changed['actions'][index]['roll']}, but the committed dice give {roll}"
+    )
+    assert "does not match dice.commitment" in refused(data | {"dice": data["dice"] | {"seed": "11" * 32}})
+    assert "does not match dice.commitment" in refused(data | {"dice": data["dice"] | {"commitment": "22" * 32}})
+    assert "dice.contributions" in refused(data | {"dice": data["dice"] | {"contributions": 5}})
+    assert "dice.seed: missing" in refused(data | {"dice": {k: v for k, v in data["dice"].items() if k != "seed"}})
+    assert "no dice proof" in refused({k: v for k, v in data.items() if k != "dice"})
+    assert "record: not valid JSON" in refused_text(tmp_path, capsys, "{")
+
+
+def refused_text(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str) -> str:
+    path = tmp_path / "broken.json"
+    path.write_text(text)
+    assert main(["verify", str(path)]) == 2
+    return capsys.readouterr().err.strip()
+
+
+def still_legal_tampering(data: dict[str, Any]) -> tuple[int, int, dict[str, Any]]:
+    """(action, its true roll, the record with that roll changed) for the first change
+    that leaves the game legal: only the dice proof can catch it."""
+    for index, action in enumerate(data["actions"]):
+        for other in range(1, 7):
+            if other == action["roll"]:
+                continue
+            changed = json.loads(json.dumps(data))
+            changed["actions"][index]["roll"] = other
+            try:
+                loads_record(json.dumps(changed)).final_state()
+            except ValueError:
+                continue
+            return index, action["roll"], changed
+    raise AssertionError("no roll can be changed legally")
+
+
+def test_a_game_on_one_device_keeps_plain_dice(client: TestClient) -> None:
+    created = create(client, blue="human")
+    assert created["game"]["dice"] is None
+    with client.websocket_connect(f"/ws/{created['id']}") as host:
+        expect(host, "snapshot")
+        host.send_json({"type": "hello", "token": created["host_token"]})
+        expect(host, "welcome")
+        assert error(host, {"type": "contribute", "value": "host-share-01"}) == "no-commitment"
+        play({"red": host, "blue": host}, host, 10)
+    record = client.get(f"/api/games/{created['id']}/record").json()
+    assert "dice" not in record
+
+
+def test_a_rematch_reveals_the_dice_of_the_game_it_replaces(client: TestClient) -> None:
+    created = create(client)
+    old_id = created["id"]
+    url = f"/ws/{old_id}"
+    with client.websocket_connect(url) as host, client.websocket_connect(url) as guest:
+        expect(host, "snapshot")
+        expect(guest, "snapshot")
+        host.send_json({"type": "hello", "token": created["host_token"]})
+        expect(host, "welcome")
+        guest.send_json({"type": "join", "colour": "blue", "name": "Bao"})
+        expect(guest, "joined")
+        host.send_json({"type": "start"})
+        while not latest(host)["started"]:
+            pass
+        game = play({"red": host, "blue": guest}, host, 20)
+        assert not game["state"]["over"] and game["dice"]["seed"] is None
+        response = client.post(f"/api/games/{old_id}/rematch", json={}, headers={"X-Host-Token": created["host_token"]})
+        assert response.status_code == 200, response.text
+        expect(guest, "rematch")
+        expect(host, "rematch")
+        game = latest(guest)
+        assert game["dice"]["seed"] is not None
+        assert error(guest, {"type": "roll"}) == error(host, {"type": "roll"}) == "dice-revealed"
+    record = client.get(f"/api/games/{old_id}/record").json()
+    assert main_verifies(record)
+    assert len(record["actions"]) == game["actions"]  # nothing was rolled after the reveal
+    new = response.json()["game"]
+    assert new["dice"]["commitment"] != record["dice"]["commitment"] and new["dice"]["seed"] is None
+
+
+def main_verifies(record: dict[str, Any]) -> bool:
+    return verify_rolls(record["dice"], [action["roll"] for action in record["actions"]]).rolls == len(
+        record["actions"]
+    )
+
+
+def test_a_restarted_server_rolls_on_from_the_same_commitment(store_path: Path) -> None:
+    with network_client(store_path) as client:
+        created = create(client)
+        with client.websocket_connect(f"/ws/{created['id']}") as host:
+            expect(host, "snapshot")
+            host.send_json({"type": "hello", "token": created["host_token"]})
+            expect(host, "welcome")
+            host.send_json({"type": "contribute", "value": "before-restart"})
+            host.send_json({"type": "seat", "colour": "blue", "kind": "human"})
+            host.send_json({"type": "start"})
+            while not latest(host)["started"]:
+                pass
+            play({"red": host, "blue": host}, host, 25)
+    with network_client(store_path) as client:
+        with client.websocket_connect(f"/ws/{created['id']}") as host:
+            expect(host, "snapshot")
+            host.send_json({"type": "hello", "token": created["host_token"]})
+            expect(host, "welcome")
+            game = play({"red": host, "blue": host}, host, 5000)
+            assert game["state"]["over"]
+        record = client.get(f"/api/games/{created['id']}/record").json()
+    assert record["dice"]["contributions"] == ["before-restart"]
+    assert main_verifies(record)
+
+
+def test_an_imported_record_starts_a_new_commitment_for_the_rolls_to_come(client: TestClient) -> None:
+    old = loads_record(
+        json.dumps(
+            {
+                "format": "flyingchess/1",
+                "players": ["red", "blue"],
+                "actions": [{"roll": 2, "plane": None}, {"roll": 3, "plane": None}],
+                "dice": proof_json(),
+                "seats": {"red": {"kind": "human"}, "blue": {"kind": "open"}},
+            }
+        )
+    )
+    response = client.post("/api/records", content=old.dumps(), headers={"content-type": "application/json"})
+    assert response.status_code == 200, response.text
+    dice = response.json()["game"]["dice"]
+    assert dice["from"] == 2 and dice["commitment"] != proof_json()["commitment"] and dice["seed"] is None
