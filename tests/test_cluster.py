@@ -19,6 +19,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
+from flyingchess.fair_dice import verify_rolls
 from flyingchess.server.databases import open_database
 from services import Nginx, Postgres, Redis, free_port, require
 
@@ -451,3 +452,47 @@ def test_pages_arriving_together_load_and_claim_a_room_once(tmp_path: Path, serv
     assert all(room is found[0] for room in found)
     assert database.claim("g1") == 2  # claimed once by the pages, once just now
     database.close()
+
+
+def test_committed_dice_roll_on_through_a_killed_owner_and_a_rematch_reveals_them(cluster: Cluster) -> None:
+    """A network game's rolls come from its stored commitment, so the process that takes
+    a room over rolls exactly what the dead owner would have; a rematch asked of a process
+    that does not own the old room still reveals its seed (records.md §6)."""
+    a, b = cluster.servers
+    seats = {"red": {"kind": "human"}, "blue": {"kind": "open"}}
+    created = api(a.url, "/api/games", {"players": ["red", "blue"], "seats": seats})
+    game_id, commitment = created["id"], created["game"]["dice"]["commitment"]
+    page = Page([a.url, b.url], game_id, created["host_token"])
+    assert page.socket is not None
+    for message in (
+        {"type": "contribute", "value": "cluster-share-01"},
+        {"type": "seat", "colour": "blue", "kind": "human"},
+        {"type": "start"},
+    ):
+        page.socket.send(json.dumps(message))
+    deadline = time.monotonic() + 20
+    while not page.sync()["started"]:
+        assert time.monotonic() < deadline
+    for _ in range(12):
+        page.play_once()
+    before = page.sync()["actions"]
+    a.kill()
+    started = time.monotonic()
+    while page.play_once() is None:  # b takes the room over
+        assert time.monotonic() - started < 20
+    for _ in range(12):
+        page.play_once()
+    hidden = api(b.url, f"/api/games/{game_id}/record")
+    assert "seed" not in hidden["dice"] and hidden["dice"]["commitment"] == commitment
+    third = cluster.start(3)  # a process that owns nothing is asked for the rematch
+    cluster.servers.append(third)
+    api(third.url, f"/api/games/{game_id}/rematch", {}, headers={"X-Host-Token": created["host_token"]})
+    deadline = time.monotonic() + 20
+    while page.sync()["dice"]["seed"] is None:
+        assert time.monotonic() < deadline
+    record = api(b.url, f"/api/games/{game_id}/record")
+    assert record["dice"]["contributions"] == ["cluster-share-01"]
+    rolls = [action["roll"] for action in record["actions"]]
+    assert 0 < before < len(rolls)  # rolled by both processes
+    assert verify_rolls(record["dice"], rolls).rolls == len(rolls)
+    page.close()

@@ -78,9 +78,11 @@ def test_a_game_round_trips(database: SqlStore) -> None:
     database.append_action("g1", 2, 4, None, False, None, [])
     database.set_seats("g1", {"red": {"kind": "human"}, "blue": {"kind": "bot", "bot": "heuristic"}}, True)
     database.set_speed("g1", "fast")
+    database.set_extra("g1", {"timer": 30, "dice": {"commitment": "c", "contributions": ["é-and-x"]}})
     again = database.load("g1")
     assert again is not None and again.actions[-1] == (4, None) and again.pending_roll is None
     assert again.seats["blue"]["kind"] == "bot" and again.started and again.speed == "fast"
+    assert again.extra == {"timer": 30, "dice": {"commitment": "c", "contributions": ["é-and-x"]}}
     assert database.host_token("g1") == (True, "h") and database.host_token("nope") == (False, None)
     assert database.load("nope") is None
 
@@ -105,6 +107,8 @@ def test_writes_are_fenced_by_the_latest_claim(database: SqlStore) -> None:
         database.set_seats("g1", SEATS, False, epoch=first)
     with pytest.raises(LostGame):
         database.add_chat("g1", 1.0, None, "host", "hi", epoch=first)
+    with pytest.raises(LostGame):
+        database.set_extra("g1", {"dice": {}}, epoch=first)
     database.append_action("g1", 2, 4, None, False, None, [], epoch=second)
     stored = database.load("g1")
     assert stored is not None and len(stored.actions) == 3 and stored.epoch == second
