@@ -374,12 +374,19 @@ def test_two_devices_share_a_room_with_invite_join_chat_and_reload(browser: Any,
         guest.page.wait_for_selector("body[data-screen=game]")
         host.wait_for("document.querySelector('[data-testid=player-blue]')?.dataset.connected === 'true'")
         assert '<b onclick="x()">Ann</b>' in host.testid("player-blue").inner_text()
+        # both pages added their share to the dice before the start
+        game_id = link.rsplit("/", 1)[1]
+        for _ in range(100):
+            if sorted(server.api(f"/api/games/{game_id}")["game"]["dice"]["contributors"]) == ["blue", "host"]:
+                break
+            host.page.wait_for_timeout(100)
+        assert sorted(server.api(f"/api/games/{game_id}")["game"]["dice"]["contributors"]) == ["blue", "host"]
+        guest.wait_for("document.querySelector('[data-testid=dice-status]')?.innerText.includes(': 2.')")
         # the host gathered the players: now the game starts
         assert host.testid("die").get_attribute("data-state") == "waiting"
         host.testid("start-game").click()
         host.wait_for("document.querySelector('[data-testid=start-game]').hidden")
         # each plays only its own seat: a few turns from both pages
-        game_id = link.rsplit("/", 1)[1]
         for _ in range(240):
             if server.api(f"/api/games/{game_id}")["game"]["actions"] >= 4:
                 break
