@@ -9,9 +9,18 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
 import flyingchess.envs  # noqa: F401  (registers FlyingChess-v0)
-from flyingchess import Rules, legal_moves, roll, setup_position
+from flyingchess import Rules, apply, legal_moves, roll, setup_position
 from flyingchess.envs import flyingchess_v0
-from flyingchess.envs.observation import OBSERVATION_SIZE, PASS_ACTION, action_mask, observe
+from flyingchess.envs.observation import (
+    LAST_MOVED_AT,
+    OBSERVATION_SIZE,
+    PASS_ACTION,
+    SIX_MOVED_AT,
+    SIXES_AT,
+    TURN_AT,
+    action_mask,
+    observe,
+)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -41,12 +50,32 @@ def test_masks_name_exactly_the_engines_moves() -> None:
 
 
 def test_observation_is_relative_to_the_observer() -> None:
-    # red at progress 5 and blue at progress 5 look the same to each of them
+    # red at progress 5 and blue at progress 5 look the same to each of them, but for
+    # whose turn it is: red's own (seat offset 0) to red, two seats on to blue
     state = setup_position({"red": [5, -1, -1, -1], "blue": [5, -1, -1, -1]})
     red, blue = observe(state, "red"), observe(state, "blue")
     assert red.shape == (OBSERVATION_SIZE,) and red.dtype == np.float32
+    turn = slice(TURN_AT, TURN_AT + 4)
+    assert list(red[turn]) == [1, 0, 0, 0] and list(blue[turn]) == [0, 0, 1, 0]
+    red[turn] = blue[turn] = 0
     assert np.array_equal(red, blue)
     assert red.min() >= 0 and red.max() <= 1
+
+
+def test_the_observation_remembers_what_this_turns_sixes_moved() -> None:
+    """Under `house` a third six sends home the planes the sixes moved: which ones must be
+    seen, or two positions that play differently would look the same."""
+    rules = Rules.preset("house")
+    state = setup_position({"red": [10, 20, -1, -1], "blue": [5, -1, -1, -1]}, rules)
+    state, _ = roll(state, 6)
+    state, _ = apply(state, 0)  # the first six moves plane 0: red rolls again
+    seen = observe(state, "red")
+    assert list(seen[SIX_MOVED_AT : SIX_MOVED_AT + 4]) == [1, 0, 0, 0]
+    assert list(seen[LAST_MOVED_AT : LAST_MOVED_AT + 4]) == [1, 0, 0, 0]
+    assert seen[SIXES_AT] == pytest.approx(1 / 3)
+    other = setup_position({"red": [16, 20, -1, -1], "blue": [5, -1, -1, -1]}, rules)
+    other = other._replace(sixes=1, six_moved=(1,), last_moved=(1,))
+    assert list(observe(other, "red")[SIX_MOVED_AT : SIX_MOVED_AT + 4]) == [0, 1, 0, 0]
 
 
 def test_a_whole_pettingzoo_game_with_random_legal_actions() -> None:
@@ -79,5 +108,9 @@ def test_gymnasium_episode_and_illegal_action() -> None:
     assert total in (1.0, -1.0)
     observation, _ = env.reset(seed=2)
     illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
-    _, reward, terminated, _, info = env.step(illegal)
+    observation, reward, terminated, _, info = env.step(illegal)
     assert reward == -1.0 and terminated and info["illegal_action"]
+    # the episode is over: no more moves until a reset, and the mask says only PASS
+    assert list(observation["action_mask"]) == [0, 0, 0, 0, 1]
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.step(PASS_ACTION)

@@ -330,6 +330,20 @@ class BatchGame:
         self.over[games] = False
         self.winner[games] = -1
 
+    def take(self, games: Indices) -> BatchGame:
+        """A new batch of copies of the games at these indices (same rules and players)."""
+        taken = BatchGame.__new__(BatchGame)
+        taken.rules, taken.players, taken.arrays = self.rules, self.players, self.arrays
+        for name in self._FIELDS:
+            setattr(taken, name, np.ascontiguousarray(getattr(self, name)[games]))
+        taken._refresh()
+        return taken
+
+    def put(self, games: Indices, other: BatchGame) -> None:
+        """Write `other`'s games (a `take` of these indices, played on) back in place."""
+        for name in self._FIELDS:
+            getattr(self, name)[games] = getattr(other, name)
+
     def keep(self, games: Indices) -> None:
         """Keep only the games at these indices, in this order (compaction)."""
         for name in self._FIELDS:
@@ -418,21 +432,25 @@ class BatchGame:
 
     # ----------------------------------------------------------------- stepping
 
-    def step(self, rolls: npt.ArrayLike, actions: npt.ArrayLike) -> None:
+    def step(self, rolls: npt.ArrayLike, actions: npt.ArrayLike, idle: Bools | None = None) -> None:
         """Play one roll in every game: `rolls` 1..6, `actions` a plane 0..3 or PASS.
 
         Raises ValueError naming the first game with a bad roll or an illegal action, and
-        then changes nothing. Games already over ignore their roll and action."""
+        then changes nothing. Games already over ignore their roll and action, and so do
+        the games where `idle` is true (they wait, exactly as they were)."""
         rolls_in, actions_in = _as_indices(rolls), _as_indices(actions)
         if rolls_in.shape != (self.batch,) or actions_in.shape != (self.batch,):
             raise ValueError(f"rolls and actions must both have shape ({self.batch},)")
-        rolls_in = np.where(self.over, 1, rolls_in)
-        actions_in = np.where(self.over, PASS, actions_in)
+        waiting = self.over if idle is None else self.over | idle
+        rolls_in = np.where(waiting, 1, rolls_in)
+        actions_in = np.where(waiting, PASS, actions_in)
         bad_roll = (rolls_in < 1) | (rolls_in > 6)
         if bad_roll.any():
             game = int(np.argmax(bad_roll))
             raise ValueError(f"game {game}: roll {int(rolls_in[game])} is not a die value 1..6")
         mask = self.action_mask(rolls_in)
+        mask[waiting] = False
+        mask[waiting, PASS] = True
         named = np.clip(actions_in, 0, PASS)
         bad = ~mask[np.arange(self.batch), named] | (actions_in != named)
         if bad.any():
@@ -442,15 +460,20 @@ class BatchGame:
                 f"game {game}: action {int(actions_in[game])} is illegal with roll "
                 f"{int(rolls_in[game])} (legal: {legal}); {self.to_state(game).describe()}"
             )
-        self.step_unchecked(rolls_in, actions_in)
+        self.step_unchecked(rolls_in, actions_in, idle)
 
-    def step_unchecked(self, rolls: npt.ArrayLike, actions: npt.ArrayLike) -> None:
+    def step_unchecked(self, rolls: npt.ArrayLike, actions: npt.ArrayLike, idle: Bools | None = None) -> None:
         """`step` without checks: rolls 1..6 for every game (over or not) and actions
         taken from `action_mask` or `move_mask` (so PASS in games over or under a third
-        six). Anything else leaves the games in states the rules never reach."""
+        six, and in the `idle` games, which wait unchanged). Anything else leaves the
+        games in states the rules never reach."""
         rows = self._mover_rows()
         indices = _as_indices(rolls)
-        self._advance(rows, self._flat_words[rows], indices, _as_indices(actions), self._penalty(indices))
+        actions_in, penalty = _as_indices(actions), self._penalty(indices)
+        if idle is not None:
+            actions_in = np.where(idle, PASS, actions_in)
+            penalty &= ~idle
+        self._advance(rows, self._flat_words[rows], indices, actions_in, penalty, idle)
 
     def step_random(self, rng: np.random.Generator) -> tuple[Indices, Indices]:
         """Roll and play a uniformly random legal move in every game: the fast path of
@@ -466,9 +489,11 @@ class BatchGame:
         self._advance(rows, before, rolls, actions, penalty)
         return rolls, actions
 
-    def _advance(self, rows: Indices, before: Words, rolls: Indices, actions: Indices, penalty: Bools) -> None:
-        """The move (or pass, or three-sixes penalty) and its consequences in every game;
-        `before` holds the mover's planes, at `rows` of the flat word array."""
+    def _advance(
+        self, rows: Indices, before: Words, rolls: Indices, actions: Indices, penalty: Bools, idle: Bools | None = None
+    ) -> None:
+        """The move (or pass, or three-sixes penalty) and its consequences in every game
+        not `idle`; `before` holds the mover's planes, at `rows` of the flat word array."""
         arrays = self.arrays
         moved = actions != PASS
         # the named plane's progress byte, and the path it takes with the roll (0: none)
@@ -489,7 +514,7 @@ class BatchGame:
         self._capture(paths + self.turn.astype(np.intp) * _PATHS)
         self._flat_words[rows] = after
         finished_now = moved & (after == _ALL_CENTRE)  # the mover's last plane came home
-        self._end_of_move(rolls, moved, penalty, carried_bits, finished_now)
+        self._end_of_move(rolls, moved, penalty, carried_bits, finished_now, idle)
 
     def _punish(self, before: Words, after: Words, games: Indices) -> None:
         """A third six sends home the planes the compiled three-sixes rule names (from the
@@ -511,10 +536,20 @@ class BatchGame:
             if len(hit):
                 flat[hit] |= _equal_bytes(flat[hit], targets[hit])  # 0xFF: the hangar
 
-    def _end_of_move(self, rolls: Indices, moved: Bools, penalty: Bools, carried: UInt8s, finished_now: Bools) -> None:
+    def _end_of_move(
+        self,
+        rolls: Indices,
+        moved: Bools,
+        penalty: Bools,
+        carried: UInt8s,
+        finished_now: Bools,
+        idle: Bools | None = None,
+    ) -> None:
         """After the move (docs/rules.md, a turn and three sixes): another roll or the next
         player, the count of sixes and the planes they moved, the plane moved last, and
-        the ranking when a player has just finished."""
+        the ranking when a player has just finished. `idle` games keep all of it."""
+        if idle is not None:
+            kept = (self.sixes.copy(), self.six_moved.copy(), self.last_moved.copy(), self.turn.copy())
         # (Selections are arithmetic, the fastest NumPy form here: `x * flag` keeps x where
         # flag is true and gives 0 elsewhere; `b ^ ((a ^ b) * flag)` is a where flag, else b.)
         arrays = self.arrays
@@ -533,9 +568,14 @@ class BatchGame:
         # who rolls next: the same player (another roll; a game over), or the next still playing
         next_player = arrays.next_turn[self.turn.astype(np.intp) * 16 + self.finished]
         self.turn = next_player ^ ((self.turn ^ next_player) * (rolls_again | was_over))
-        self.rolls += ~was_over
         if ended is not None:
             self.turn[ended] = 0  # as in the engine, a game over shows player 0 to move
+        if idle is not None:
+            for name, value in zip(("sixes", "six_moved", "last_moved", "turn"), kept):
+                getattr(self, name)[idle] = value[idle]
+            self.rolls += ~(was_over | idle)
+        else:
+            self.rolls += ~was_over
 
     def _finish(self, games: Indices) -> Indices:
         """The players who have just brought their last plane home take the next place;

@@ -3,25 +3,30 @@
     from flyingchess.envs import flyingchess_v0
     env = flyingchess_v0.env(players=4, rules="classic")
 
-Agents are colour names. Each observation is {"observation", "action_mask"}; the acting
-agent always sees the die already rolled. Rewards come once, at the end (see
-`final_rewards`). A thin adapter over the engine: no rule is written here.
+Agents are colour names (or "player_0".. with `agent_names="player"`). Each observation
+is {"observation", "action_mask"}; the acting agent always sees the die already rolled,
+the others a mask allowing only PASS. `state()` is the whole position (for centralised
+critics). Rewards come once, at the end (see `final_rewards`). The die comes from the
+environment's `np_random`: `reset(seed=s)` seeds it, a later `reset()` goes on from it,
+so a run of episodes is reproducible from one seed. A thin adapter over the engine: no
+rule is written here.
 """
 
 from __future__ import annotations
 
-import random
-from typing import Any, ClassVar
+import sys
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import EzPickle
+from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..game import State, apply, new_game, roll
 from ..rules import Rules
 from .observation import ACTIONS, OBSERVATION_SIZE, action_mask, observe, to_plane
+from .render import RENDER_MODES, board_image, describe
 
 MAX_ROLLS = 20_000
 
@@ -49,7 +54,7 @@ def env(**kwargs: Any) -> AECEnv:
 
 class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo's naming)
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi"],
+        "render_modes": list(RENDER_MODES),
         "name": "flyingchess_v0",
         "is_parallelizable": False,
         "render_fps": 4,
@@ -60,12 +65,20 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
         players: int | list[str] = 4,
         rules: str | Rules | dict[str, Any] = "classic",
         render_mode: str | None = None,
+        agent_names: Literal["colour", "player"] = "colour",
     ) -> None:
-        EzPickle.__init__(self, players, rules, render_mode)
+        EzPickle.__init__(self, players, rules, render_mode, agent_names)
         super().__init__()
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be one of {', '.join(RENDER_MODES)} or None, not {render_mode!r}")
+        if agent_names not in ("colour", "player"):
+            raise ValueError(f"agent_names must be 'colour' or 'player', not {agent_names!r}")
         self.rules = parse_rules(rules)
         self.start = new_game(players if isinstance(players, int) else tuple(players), self.rules)
-        self.possible_agents = list(self.start.players)
+        colours = list(self.start.players)
+        self.possible_agents = colours if agent_names == "colour" else [f"player_{i}" for i in range(len(colours))]
+        self.colour_of = dict(zip(self.possible_agents, colours))
+        self.agent_of = dict(zip(colours, self.possible_agents))
         self.agents = self.possible_agents[:]
         self.render_mode = render_mode
         self.observation_spaces = {
@@ -78,8 +91,9 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
             for agent in self.possible_agents
         }
         self.action_spaces = {agent: spaces.Discrete(ACTIONS) for agent in self.possible_agents}
+        self.state_space = spaces.Box(0.0, 1.0, (OBSERVATION_SIZE,), np.float32)
         self.state_now = self.start
-        self.dice = random.Random()
+        self.np_random, _ = seeding.np_random()
         self.rolls = 0
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -89,11 +103,20 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
         return self.action_spaces[agent]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        mask = action_mask(self.state_now) if agent == self.agent_selection else np.zeros(ACTIONS, np.int8)
-        return {"observation": observe(self.state_now, agent), "action_mask": mask}
+        colour = self.colour_of[agent]
+        return {"observation": observe(self.state_now, colour), "action_mask": action_mask(self.state_now, colour)}
+
+    def state(self) -> np.ndarray:
+        """The whole position, the same for every agent (the first colour's view: it
+        shows every seat, whose turn it is and the die)."""
+        return observe(self.state_now, self.start.players[0])
+
+    def _die(self) -> int:
+        return int(self.np_random.integers(1, 7))
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        self.dice = random.Random(seed)
+        if seed is not None:
+            self.np_random, _ = seeding.np_random(seed)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -101,8 +124,9 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self.rolls = 0
-        self.state_now, _ = roll(self.start, self.dice.randint(1, 6))
+        self.state_now, _ = roll(self.start, self._die())
         self.agent_selection = self.possible_agents[self.state_now.turn]
+        self._render_human()
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -110,27 +134,35 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
             self._was_dead_step(action)
             return
         assert action is not None and action_mask(self.state_now)[action], "played an illegal move"
+        assert not self.state_now.over, "the game is over"
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
         after, _ = apply(self.state_now, to_plane(action))
         self.rolls += 1
         if after.over:
             self.state_now = after
-            self.rewards.update(final_rewards(after))
+            self.rewards.update({self.agent_of[c]: r for c, r in final_rewards(after).items()})
             self.terminations = dict.fromkeys(self.agents, True)
         else:
-            self.state_now, _ = roll(after, self.dice.randint(1, 6))
+            self.state_now, _ = roll(after, self._die())
             if self.rolls >= MAX_ROLLS:
                 self.truncations = dict.fromkeys(self.agents, True)
-            self.agent_selection = self.state_now.players[self.state_now.turn]
+            self.agent_selection = self.agent_of[self.state_now.players[self.state_now.turn]]
         self._accumulate_rewards()
-        if self.render_mode == "ansi":
-            print(self.render())
+        self._render_human()
 
-    def render(self) -> str:
-        state = self.state_now
-        rows = [f"{colour:>6}: {list(planes)}" for colour, planes in zip(state.players, state.planes)]
-        return "\n".join(rows + [f"to play: {state.colour} with {state.roll}"])
+    def _render_human(self) -> None:
+        if self.render_mode == "human":
+            sys.stdout.write(describe(self.state_now) + "\n\n")
+
+    def render(self) -> Any:
+        """In "ansi" mode the position as text (whose turn, the die, every plane), returned;
+        "rgb_array": an image of the board; "human" prints the text at every step."""
+        if self.render_mode == "ansi":
+            return describe(self.state_now)
+        if self.render_mode == "rgb_array":
+            return board_image(self.state_now)
+        return None
 
     def close(self) -> None:
         pass

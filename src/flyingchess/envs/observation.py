@@ -2,7 +2,11 @@
 
 Seats are listed clockwise starting with the observer, and ring positions are measured
 from the observer's start, so one policy can play every seat. Every entry is in 0..1.
-The table of entries is in docs/environments.md; `OBSERVATION_SIZE` counts them.
+The table of entries is in docs/environments.md; `OBSERVATION_SIZE` counts them. The
+vector is Markov: with whose turn it is and which planes this turn's moves and sixes
+carried (the three-sixes rule's memory), the position, the die and the rules determine
+everything that can happen next. `envs.vector.batch_observe` computes the same vector
+for a whole batch of games (tested equal, entry by entry).
 """
 
 from __future__ import annotations
@@ -23,7 +27,17 @@ PLANE_FEATURES: Final = 7  # hangar, takeoff, ring, lane, centre, progress, rela
 SEAT_FEATURES: Final = 2 + 4 * PLANE_FEATURES
 
 
-OBSERVATION_SIZE: Final = 4 * SEAT_FEATURES + 6 + 1 + RULE_FEATURES
+DIE_AT: Final = 4 * SEAT_FEATURES
+"""Entries DIE_AT..+5: the die, one-hot."""
+SIXES_AT: Final = DIE_AT + 6
+TURN_AT: Final = SIXES_AT + 1
+"""Entries TURN_AT..+3: the player to move, one-hot by seats clockwise from the observer."""
+SIX_MOVED_AT: Final = TURN_AT + 4
+"""Entries SIX_MOVED_AT..+3: the mover's planes carried by the sixes of this run."""
+LAST_MOVED_AT: Final = SIX_MOVED_AT + 4
+"""Entries LAST_MOVED_AT..+3: the mover's planes carried by its latest move this turn."""
+RULES_AT: Final = LAST_MOVED_AT + 4
+OBSERVATION_SIZE: Final = RULES_AT + RULE_FEATURES
 
 
 def rule_features(rules: Rules) -> np.ndarray:
@@ -58,18 +72,27 @@ def observe(state: State, colour: str) -> np.ndarray:
             else:
                 vector[at + 4] = 1
             vector[at + 5] = max(progress, 0) / CENTRE
-    at = 4 * SEAT_FEATURES
     if state.roll is not None:
-        vector[at + state.roll - 1] = 1
-    vector[at + 6] = min(state.sixes, 3) / 3
-    vector[at + 7 :] = rule_features(state.rules)
+        vector[DIE_AT + state.roll - 1] = 1
+    vector[SIXES_AT] = min(state.sixes, 3) / 3
+    if not state.over:
+        vector[TURN_AT + (SEAT[state.players[state.turn]] - me) % 4] = 1
+        for plane in state.six_moved:
+            vector[SIX_MOVED_AT + plane] = 1
+        for plane in state.last_moved:
+            vector[LAST_MOVED_AT + plane] = 1
+    vector[RULES_AT:] = rule_features(state.rules)
     return vector
 
 
-def action_mask(state: State) -> np.ndarray:
-    """Which actions are legal for the player to move (all zero outside the move phase)."""
+def action_mask(state: State, colour: str | None = None) -> np.ndarray:
+    """Which actions `colour` (default: the player to move) may take. Never all zero, so
+    masked sampling always has an action: where the observer has nothing to decide (the
+    game is over, the die is not rolled, or another player is to move) only PASS is
+    allowed, and a step with it is ignored or refused by the environments."""
     mask = np.zeros(ACTIONS, dtype=np.int8)
-    if state.phase != "move":
+    if state.phase != "move" or (colour is not None and state.colour != colour):
+        mask[PASS_ACTION] = 1
         return mask
     moves = legal_moves(state)
     if not moves:
@@ -82,3 +105,10 @@ def action_mask(state: State) -> np.ndarray:
 
 def to_plane(action: int) -> int | None:
     return None if action == PASS_ACTION else int(action)
+
+
+def real_options(state: State) -> int:
+    """How many different moves the player to move has: planes at the same progress make
+    the same move (all four in the hangar on a 6 are one launch). 0 means a pass."""
+    planes = state.planes[state.turn]
+    return len({planes[move] for move in legal_moves(state)})
