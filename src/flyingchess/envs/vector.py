@@ -382,11 +382,14 @@ class VectorGames:
         reward = np.where(terminated, self._rewards(), 0).astype(np.float32)
         info: dict[str, Any] = {"done": done}
         if done.any():
-            info["final_observation"] = self.observe()
+            finished = np.flatnonzero(done)
+            info["final_observation"] = np.zeros((self.num_games, OBSERVATION_SIZE), np.float32)
+            info["final_observation"][finished] = batch_observe(
+                self.game, np.where(self.waiting, self.rolls, 0), self.seat, finished
+            )
             info["final_action_mask"] = self.action_masks()
             info["final_rank"] = self._places()
             info["final_seat"] = self.seat.copy()
-            finished = np.flatnonzero(done)
             self.game.reset_games(finished)
             self._new_episodes(finished)
         info["seat"] = self.seat.copy()
@@ -446,8 +449,8 @@ class VectorGames:
             theirs = moving & ~mine
             offset = (game.turn.astype(np.intp) - seat) % count
             for opponent in dict.fromkeys(self.opponents):  # each distinct opponent once
-                seats = [k + 1 for k, o in enumerate(self.opponents) if o is opponent]
-                rows = theirs & np.isin(offset, seats)
+                plays = np.array([False] + [o is opponent for o in self.opponents])  # by seat offset
+                rows = theirs & plays[offset]
                 if rows.any():
                     actions[rows] = opponent.actions(game, rolls, rows, self.rng)
             game.step_unchecked(rolls, actions, idle=~moving)
