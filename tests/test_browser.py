@@ -772,6 +772,7 @@ def test_a_network_game_shows_its_dice_commitment_and_verifies_every_roll(browse
         record = server.api(f"/api/games/{game_id}/record")
         assert host.testid("end-dice-result").inner_text() == (
             f"✓ All {len(record['actions'])} rolls match the commitment (checked in this browser)."
+            " This device's share is in it, and the commitment is the one shown before the game."
         )
         host.shot("dice-verified-end")
         host.testid("view-board").click()
@@ -810,6 +811,27 @@ def test_a_network_game_shows_its_dice_commitment_and_verifies_every_roll(browse
                 "dice.malformed",
                 {"field": "contributions"},
             ]
+        # held to what the page saw before the game: a server that swapped the commitment
+        # (a seed chosen afterwards) or left this device's share out is caught
+        seen = host.page.evaluate(f"JSON.parse(localStorage.getItem('flyingchess.dice'))['{game_id}']")
+        assert seen["commitment"] == dice["commitment"] and len(seen["shares"]) == 1
+        assert seen["shares"][0] in record["dice"]["contributions"]
+        held = """async ([record, seen]) => {
+            const m = await import('/static/fairdice.js');
+            const r = await m.verifyRecord(record, m.hasher(), seen);
+            return [r.ok, r.key || null, r.mine || false];
+        }"""
+        assert host.page.evaluate(held, [record, seen]) == [True, None, True]
+        other_seed = bytes(range(3, 35))
+        swapped = {
+            **record,
+            "dice": {**record["dice"], "seed": other_seed.hex(), "commitment": commitment_of(other_seed)},
+        }
+        assert host.page.evaluate(held, [swapped, seen])[:2] == [False, "dice.not-seen"]
+        assert host.page.evaluate(held, [record, {**seen, "shares": ["not-my-share-at-all"]}])[:2] == [
+            False,
+            "dice.share-missing",
+        ]
         # the browser's rolls are Python's, roll for roll, for another seed and shares
         seed, shares = bytes(range(1, 33)), ["abcdefgh", "ZYXW-vut_0123"]
         expected = DiceProof(commitment_of(seed), seed, 0, tuple(shares)).rolls(5, 400)

@@ -40,7 +40,7 @@ CONTRIBUTIONS = ["host-share-0001", "guest_share_0002"]
 def spelled_out_roll(seed: bytes, contributions: list[str], index: int) -> int:
     """The construction of docs/records.md §6 written out from the definition of HMAC
     (RFC 2104) with SHA-256, independently of flyingchess.fair_dice."""
-    nonce = hashlib.sha256("\n".join(contributions).encode("utf-8")).digest()
+    nonce = hashlib.sha256("\n".join(sorted(contributions)).encode("utf-8")).digest()
     key = seed.ljust(64, b"\0")
     inner_pad = bytes(b ^ 0x36 for b in key)
     outer_pad = bytes(b ^ 0x5C for b in key)
@@ -73,11 +73,12 @@ def test_bytes_of_252_and_more_are_skipped_not_folded() -> None:
     assert skipped > 10  # about 2000 * 4/256 = 31 such blocks: the case was exercised
 
 
-def test_every_input_changes_the_sequence() -> None:
+def test_every_input_but_the_order_of_contributions_changes_the_sequence() -> None:
     base = [derive_roll(SEED, nonce_of(CONTRIBUTIONS), i) for i in range(40)]
     assert [derive_roll(bytes(32), nonce_of(CONTRIBUTIONS), i) for i in range(40)] != base
     assert [derive_roll(SEED, nonce_of(CONTRIBUTIONS[:1]), i) for i in range(40)] != base
-    assert [derive_roll(SEED, nonce_of(CONTRIBUTIONS[::-1]), i) for i in range(40)] != base
+    # the order the server received them in is its own choice: it changes nothing
+    assert [derive_roll(SEED, nonce_of(CONTRIBUTIONS[::-1]), i) for i in range(40)] == base
     assert sorted(Counter(base)) == [1, 2, 3, 4, 5, 6]
 
 
@@ -91,15 +92,18 @@ def test_faces_are_even_over_many_rolls() -> None:
     assert chi_square < 20.5, counts
 
 
+WHO = ("host", "blue")
+
+
 def proof_json(**changes: Any) -> dict[str, Any]:
-    proof = DiceProof(commitment_of(SEED), SEED, 0, tuple(CONTRIBUTIONS))
+    proof = DiceProof(commitment_of(SEED), SEED, 0, tuple(CONTRIBUTIONS), WHO)
     data = proof.public(reveal=True)
     data.update(changes)
     return {key: value for key, value in data.items() if value is not None}
 
 
 def rolls_of(count: int, first: int = 0) -> list[int]:
-    proof = DiceProof(commitment_of(SEED), SEED, first, tuple(CONTRIBUTIONS))
+    proof = DiceProof(commitment_of(SEED), SEED, first, tuple(CONTRIBUTIONS), WHO)
     return [random.Random(i).randint(1, 6) for i in range(first)] + proof.rolls(first, count - first)
 
 
@@ -116,9 +120,11 @@ def rolls_of(count: int, first: int = 0) -> list[int]:
         ({"from": -1}, "dice.from: must be a whole number"),
         ({"from": True}, "dice.from: must be a whole number"),
         ({"contributions": "abc"}, "dice.contributions: must be a list"),
-        ({"contributions": ["short"]}, "dice.contributions[0]: must be 8 to 64"),
+        ({"contributions": ["short", "long-enough"]}, "dice.contributions[0]: must be 8 to 64"),
         ({"contributions": ["ok-contribution", "bad contribution!"]}, "dice.contributions[1]: must be 8 to 64"),
-        ({"contributions": ["a" * 65]}, "dice.contributions[0]: must be 8 to 64"),
+        ({"contributions": ["a" * 65, "long-enough"]}, "dice.contributions[0]: must be 8 to 64"),
+        ({"contributions": [*CONTRIBUTIONS, "slipped-in-by-server"]}, "dice.contributors: must name who sent each"),
+        ({"contributors": ["host", "host"]}, "dice.contributors: must name who sent each contribution, each once"),
     ],
 )
 def test_malformed_proofs_name_the_field(changes: dict[str, Any], words: str) -> None:
@@ -154,7 +160,7 @@ def test_a_commitment_from_a_later_roll_covers_only_the_rolls_after_it() -> None
 def test_the_public_form_hides_the_seed_and_the_stored_form_round_trips() -> None:
     proof = DiceProof.new(first=4).with_contribution("red", "abcdefgh-123")
     assert "seed" not in proof.public(reveal=False)
-    assert "contributors" not in proof.public(reveal=True)
+    assert proof.public(reveal=True)["contributors"] == ["red"]
     assert parse_proof(proof.public(reveal=True)).seed == proof.seed
     assert DiceProof.from_stored(json.loads(json.dumps(proof.stored()))) == proof
 
@@ -242,7 +248,7 @@ def test_a_network_game_commits_before_it_starts_and_reveals_at_the_end(client: 
         game = play({"red": host, "blue": guest}, stranger, 30)
         record = loads_record(client.get(f"/api/games/{game_id}/record").text)
         assert "seed" not in record.extra["dice"] and record.extra["dice"]["commitment"] == commitment
-        assert "contributors" not in record.extra["dice"]
+        assert sorted(record.extra["dice"]["contributors"]) == ["blue", "host"]
         game = play({"red": host, "blue": guest}, stranger, 5000)
         assert game["state"]["over"]
         assert game["dice"]["seed"] is not None
@@ -412,3 +418,20 @@ def test_an_imported_record_starts_a_new_commitment_for_the_rolls_to_come(client
     assert response.status_code == 200, response.text
     dice = response.json()["game"]["dice"]
     assert dice["from"] == 2 and dice["commitment"] != proof_json()["commitment"] and dice["seed"] is None
+
+
+def test_a_game_given_up_before_it_started_takes_no_more_shares_and_never_starts(client: TestClient) -> None:
+    created = create(client)
+    with client.websocket_connect(f"/ws/{created['id']}") as host:
+        expect(host, "snapshot")
+        host.send_json({"type": "hello", "token": created["host_token"]})
+        expect(host, "welcome")
+        response = client.post(
+            f"/api/games/{created['id']}/rematch", json={}, headers={"X-Host-Token": created["host_token"]}
+        )
+        assert response.status_code == 200, response.text
+        expect(host, "rematch")
+        assert latest(host)["dice"]["seed"] is not None
+        assert error(host, {"type": "contribute", "value": "after-the-reveal"}) == "dice-revealed"
+        assert error(host, {"type": "start"}) == "dice-revealed"
+        assert not latest(host)["started"]

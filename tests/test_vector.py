@@ -136,7 +136,7 @@ def test_idle_games_wait_unchanged_while_the_others_play() -> None:
 
 
 def test_truncation_after_max_rolls() -> None:
-    games = VectorGames(8, players=4, opponents="random", max_rolls=30, seed=1)
+    games = VectorGames(8, players=4, opponents="random", max_rolls=100, seed=1)
     _, mask = games.reset()
     rng = np.random.default_rng(0)
     truncated_seen = False
@@ -145,8 +145,10 @@ def test_truncation_after_max_rolls() -> None:
         assert not (terminated & truncated).any()
         assert (reward[truncated] == 0).all()
         truncated_seen |= bool(truncated.any())
-        assert (games.game.rolls <= 30 + 4).all()
+        assert (games.game.rolls <= 100 + 4).all()
     assert truncated_seen
+    with pytest.raises(ValueError, match="max_rolls must be at least 100"):
+        VectorGames(8, max_rolls=30)
 
 
 def test_an_illegal_action_is_refused_and_changes_nothing() -> None:
@@ -265,6 +267,8 @@ def test_the_gymnasium_vector_env() -> None:
             done = info["_final_obs"]
             assert np.array_equal(done, terminated | truncated)
             assert info["final_obs"]["observation"].shape == (12, OBSERVATION_SIZE)
+            assert np.array_equal(info["_final_info"], done) and np.array_equal(info["final_info"]["_rank"], done)
+            assert (info["final_info"]["rank"][done] >= -1).all()
             episodes += int(done.sum())
     assert episodes > 0
     env.close()

@@ -7,7 +7,7 @@ roll's place in the game, and nobody alone (neither the server nor a player) cho
 the sequence. When the game ends the seed is revealed, and anyone can recompute every
 roll from the record (docs/records.md §6 gives the construction):
 
-    nonce  = SHA-256(contributions joined by "\\n", UTF-8)
+    nonce  = SHA-256(the contributions, sorted, joined by "\\n", UTF-8)
     block  = HMAC-SHA-256(key=seed, nonce || index as 8 bytes || attempt as 4 bytes)
     roll   = 1 + b mod 6 for the first byte b of the block below 252
 
@@ -51,7 +51,9 @@ def commitment_of(seed: bytes) -> str:
 
 
 def nonce_of(contributions: Sequence[str]) -> bytes:
-    return hashlib.sha256("\n".join(contributions).encode()).digest()
+    """Sorted first: the order they arrived in is the server's to choose, so it must not
+    matter (else reordering them would give the server a few sequences to pick from)."""
+    return hashlib.sha256("\n".join(sorted(contributions)).encode()).digest()
 
 
 def derive_roll(seed: bytes, nonce: bytes, index: int) -> int:
@@ -81,8 +83,8 @@ class DiceProof:
     starts a new commitment for the rolls still to come."""
     contributions: tuple[str, ...] = ()
     contributors: tuple[str, ...] = ()
-    """Who sent each contribution (a colour, or "host"): the server's own bookkeeping,
-    so a page contributes once. Not part of the proof."""
+    """Who sent each contribution ("host" or a colour): one each, so the server cannot
+    slip in contributions of its own to choose among nonces unseen."""
     revealed: bool = False
     """The seed was revealed before the game ended (a rematch began): no more rolls."""
 
@@ -111,12 +113,13 @@ class DiceProof:
 
     def public(self, reveal: bool) -> dict[str, Any]:
         """The proof as a record carries it (docs/records.md §6): the seed only when
-        `reveal`, never the contributors."""
+        `reveal`."""
         out: dict[str, Any] = {
             "scheme": SCHEME,
             "commitment": self.commitment,
             "from": self.first,
             "contributions": list(self.contributions),
+            "contributors": list(self.contributors),
         }
         if reveal and self.seed is not None:
             out["seed"] = self.seed.hex()
@@ -124,19 +127,14 @@ class DiceProof:
 
     def stored(self) -> dict[str, Any]:
         """Everything, the secret seed included: only the server's database holds this."""
-        return dict(self.public(reveal=True), contributors=list(self.contributors), revealed=self.revealed)
+        return dict(self.public(reveal=True), revealed=self.revealed)
 
     @classmethod
     def from_stored(cls, data: Any) -> DiceProof:
         proof = parse_proof(data)
-        contributors = data.get("contributors", [])
-        if not isinstance(contributors, list) or len(contributors) != len(proof.contributions):
-            raise ProofError("dice.contributors: must list who sent each contribution")
-        if not all(isinstance(who, str) for who in contributors):
-            raise ProofError("dice.contributors: must be text")
         if proof.seed is None:
             raise ProofError("dice.seed: missing from the stored game")
-        return replace(proof, contributors=tuple(contributors), revealed=data.get("revealed") is True)
+        return replace(proof, revealed=data.get("revealed") is True)
 
 
 def parse_proof(data: Any) -> DiceProof:
@@ -162,6 +160,14 @@ def parse_proof(data: Any) -> DiceProof:
     for index, text in enumerate(contributions):
         if not valid_contribution(text):
             raise ProofError(f"dice.contributions[{index}]: must be 8 to 64 letters, digits, '-' or '_'")
+    contributors = data.get("contributors", [])
+    if (
+        not isinstance(contributors, list)
+        or len(contributors) != len(contributions)
+        or not all(isinstance(who, str) and 0 < len(who) <= 16 for who in contributors)
+        or len(set(contributors)) != len(contributors)
+    ):
+        raise ProofError("dice.contributors: must name who sent each contribution, each once")
     seed_text = data.get("seed")
     seed = None
     if seed_text is not None:
@@ -170,7 +176,7 @@ def parse_proof(data: Any) -> DiceProof:
         seed = bytes.fromhex(seed_text)
         if commitment_of(seed) != commitment:
             raise ProofError("dice.seed: does not match dice.commitment (its SHA-256 differs)")
-    return DiceProof(commitment, seed, first, tuple(contributions))
+    return DiceProof(commitment, seed, first, tuple(contributions), tuple(contributors))
 
 
 @dataclass(frozen=True)

@@ -230,9 +230,12 @@ class Policy(Opponent):
             raise ValueError(f"opponent {self.name} returned {chosen.shape[0]} actions for {len(games)} games")
         legal = (chosen >= 0) & (chosen < ACTIONS)
         legal[legal] = mask[np.flatnonzero(legal), chosen[legal]]
-        if not legal.all():
+        if not legal.all():  # the learner's move is made already: the games need a reset()
             bad = int(np.argmin(legal))
-            raise ValueError(f"opponent {self.name} chose illegal action {int(chosen[bad])} in game {int(games[bad])}")
+            raise ValueError(
+                f"opponent {self.name} chose illegal action {int(chosen[bad])}"
+                f" (legal: {[int(a) for a in np.flatnonzero(mask[bad])]}); reset() the games"
+            )
         return chosen
 
 
@@ -255,6 +258,7 @@ def as_opponent(spec: OpponentSpec, seed: int | None = None) -> Opponent:
 
 # --------------------------------------------------------------------------- the games
 
+MIN_ROLLS: Final = 100
 SKIP_ROUNDS: Final = 32
 """With skip_forced, a step plays forced moves for at most this many rolls of its slowest
 game; a learner still without a real choice then is asked about its forced move (about
@@ -295,6 +299,8 @@ class VectorGames:
     ) -> None:
         if num_games < 1:
             raise ValueError("num_games must be at least 1")
+        if max_rolls < MIN_ROLLS:
+            raise ValueError(f"max_rolls must be at least {MIN_ROLLS} (a learner must get its turn), not {max_rolls}")
         self.rules = parse_rules(rules)
         self.game = BatchGame(self.rules, players if isinstance(players, int) else tuple(players), num_games)
         self.players = self.game.players
@@ -508,17 +514,30 @@ class FlyingChessVectorEnv(gymnasium.vector.VectorEnv):
         if isinstance(seed, list):
             seed = seed[0] if seed else None
         observation, mask = self.games.reset(seed)
-        return self._view(observation, mask), {"seat": self.games.seat.copy()}
+        self._np_random = self.games.rng
+        everywhere = np.ones(self.num_envs, np.bool_)
+        return self._view(observation, mask), {"seat": self.games.seat.copy(), "_seat": everywhere}
 
     def step(
         self, actions: npt.ArrayLike
     ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         result = self.games.step(actions)
-        info = {key: value for key, value in result.info.items() if key != "done" and not key.startswith("final_")}
+        everywhere = np.ones(self.num_envs, np.bool_)
+        info: dict[str, Any] = {}
+        for key in ("seat", "forced"):  # Gymnasium's convention: each key with its mask
+            if key in result.info:
+                info[key], info[f"_{key}"] = result.info[key], everywhere
         if "final_observation" in result.info:
+            done = result.info["done"]
             info["final_obs"] = self._view(result.info["final_observation"], result.info["final_action_mask"])
-            info["_final_obs"] = result.info["done"]
-            info["final_info"] = {"rank": result.info["final_rank"], "seat": result.info["final_seat"]}
+            info["_final_obs"] = done
+            info["final_info"] = {
+                "rank": result.info["final_rank"],
+                "_rank": done,
+                "seat": result.info["final_seat"],
+                "_seat": done,
+            }
+            info["_final_info"] = done
         return (
             self._view(result.observation, result.action_mask),
             result.reward,

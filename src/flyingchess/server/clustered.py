@@ -428,10 +428,23 @@ class ClusteredRooms(Rooms):
         return room  # its first page decides which process owns it
 
     async def announce_rematch(self, old_id: str, new_id: str) -> None:
-        if old_id in self.rooms:
+        room = self.rooms.get(old_id)
+        if room is not None and not room.lost:
             await super().announce_rematch(old_id, new_id)
         elif not await self._to_owner(old_id, {"op": "rematch", "room": old_id, "new": new_id}):
-            await (await self.view(old_id)).reveal_dice()  # nobody plays it: straight to the store
+            await self._reveal_unowned(old_id)
+
+    async def _reveal_unowned(self, game_id: str) -> None:
+        """Reveal the dice of a game no process plays (as far as Redis says). The game is
+        claimed in the database first: a process that still rolls for it unseen can then
+        write nothing more, and its pages reconnect to the revealed game."""
+        epoch = await self.store.claim(game_id)
+        stored = await self.store.load(game_id) if epoch is not None else None
+        if stored is None:
+            return
+        state = await asyncio.to_thread(rebuild, stored)
+        room = Room(self.store, stored, state, self.dice_factory(), self.limits, self.grace, epoch)
+        await room.reveal_dice()
 
     async def forget(self, game_id: str) -> bool:
         gone = await super().forget(game_id)

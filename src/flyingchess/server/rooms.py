@@ -234,8 +234,7 @@ class Room:
         if proof is None:
             return None
         view = proof.public(reveal=self.session.dice_revealed)
-        del view["contributions"]  # shown in the record; the pages need only who sent one
-        return dict(view, contributors=list(proof.contributors), seed=view.get("seed"))
+        return dict(view, seed=view.get("seed"))
 
     def record(self) -> Record:
         return self.session.record(self.public_seats())
@@ -380,6 +379,8 @@ class Room:
         async with self.lock:
             if self.session.started:
                 raise ProtocolError("wrong-phase", "the game has already started")
+            if self.session.dice_revealed:
+                raise ProtocolError("dice-revealed", REVEALED_MESSAGE)
             await self.session.write_seats(self.seats.started(), True)
             self.presence.new_turn()
             await self._broadcast([])
@@ -408,6 +409,8 @@ class Room:
             proof = self.session.proof
             if proof is None:
                 raise ProtocolError("no-commitment", "this game's dice are not committed (a game on one device)")
+            if self.session.dice_revealed:
+                raise ProtocolError("dice-revealed", REVEALED_MESSAGE)
             if self.session.started:
                 raise ProtocolError("wrong-phase", "contributions close when the game starts")
             who = self._contributor(control)

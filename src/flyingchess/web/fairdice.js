@@ -12,6 +12,45 @@ const SCHEME = "hmac-sha256-v1";
 const HEX64 = /^[0-9a-f]{64}$/;
 const CONTRIBUTION = /^[A-Za-z0-9_-]{8,64}$/;
 const ACCEPT_BELOW = 252;
+const MAX_CONTRIBUTIONS = 16;
+const SEEN_KEY = "flyingchess.dice";
+const SEEN_KEPT = 100;
+
+// ------------------------------------------------------------ what this page saw
+// A check against the record alone would take the server's word for the commitment: a
+// dishonest server could hand out a new seed with a new commitment at the end. So the
+// page keeps the commitment it was shown before the game and the share it sent, and the
+// check holds the record to them.
+
+function readSeen() {
+  try {
+    const data = JSON.parse(localStorage.getItem(SEEN_KEY) || "{}");
+    return data && typeof data === "object" && !Array.isArray(data) ? data : {};
+  } catch { return {}; }
+}
+
+/** What this browser saw of a game's dice before it started: {commitment, from, shares}. */
+export function seenDice(gameId) {
+  const entry = readSeen()[gameId];
+  return entry && typeof entry.commitment === "string" ? entry : null;
+}
+
+/** Remember the commitment shown before the start (and each share this page sent: one
+ * of them must be in the record, the one the server took). */
+export function rememberDice(gameId, dice, share = null) {
+  const all = readSeen();
+  const old = all[gameId];
+  if (old && old.commitment !== dice.commitment) return;  // the first one seen is the one that counts
+  const shares = Array.isArray(old && old.shares) ? old.shares.slice(-8) : [];
+  if (share) shares.push(share);
+  all[gameId] = { commitment: dice.commitment, from: dice.from, shares, at: Date.now() };
+  const ids = Object.keys(all);
+  if (ids.length > SEEN_KEPT) {
+    ids.sort((a, b) => (all[a].at || 0) - (all[b].at || 0));
+    for (const id of ids.slice(0, ids.length - SEEN_KEPT)) delete all[id];
+  }
+  try { localStorage.setItem(SEEN_KEY, JSON.stringify(all)); } catch { /* storage may be off */ }
+}
 
 /** A random share for the dice: 32 base64url characters (24 bytes from the OS). */
 export function newContribution() {
@@ -123,7 +162,8 @@ function message(nonce, index, attempt) {
 
 /** `count` rolls from roll number `first`, as docs/records.md §6 defines them. */
 export async function deriveRolls(seedHex, contributions, first, count, use = hasher()) {
-  const nonce = await use.sha256(new TextEncoder().encode(contributions.join("\n")));
+  // sorted: the order the server received them in must not matter
+  const nonce = await use.sha256(new TextEncoder().encode([...contributions].sort().join("\n")));
   const sign = await use.hmac(fromHex(seedHex));
   const face = async (index) => {
     for (let attempt = 0; ; attempt++) {
@@ -136,10 +176,11 @@ export async function deriveRolls(seedHex, contributions, first, count, use = ha
 }
 
 /**
- * Check a record's rolls against its dice proof, as `flyingchess verify` does.
- * @returns {Promise<{ok: boolean, rolls?: number, first?: number, key?: string, params?: object, text?: string}>}
+ * Check a record's rolls against its dice proof, as `flyingchess verify` does, and
+ * against what this page saw before the game (`seen`: {commitment, from, shares}).
+ * @returns {Promise<{ok: boolean, rolls?: number, first?: number, key?: string, params?: object, text?: string, mine?: boolean}>}
  */
-export async function verifyRecord(record, use = hasher()) {
+export async function verifyRecord(record, use = hasher(), seen = null) {
   const proof = record && record.dice;
   const actions = record && Array.isArray(record.actions) ? record.actions : [];
   if (!proof || typeof proof !== "object") return { ok: false, key: "dice.no-proof" };
@@ -148,7 +189,15 @@ export async function verifyRecord(record, use = hasher()) {
   if (typeof proof.commitment !== "string" || !HEX64.test(proof.commitment)) return bad("commitment");
   const first = proof.from === undefined ? 0 : proof.from;
   if (!Number.isInteger(first) || first < 0 || first > actions.length) return bad("from");
-  if (!Array.isArray(proof.contributions) || !proof.contributions.every((c) => typeof c === "string" && CONTRIBUTION.test(c))) return bad("contributions");
+  const shares = proof.contributions;
+  if (!Array.isArray(shares) || shares.length > MAX_CONTRIBUTIONS || !shares.every((c) => typeof c === "string" && CONTRIBUTION.test(c))) return bad("contributions");
+  const who = proof.contributors === undefined ? [] : proof.contributors;
+  if (!Array.isArray(who) || who.length !== shares.length || new Set(who).size !== who.length || !who.every((w) => typeof w === "string")) return bad("contributors");
+  if (seen) {
+    if (seen.commitment !== proof.commitment || (seen.from ?? 0) !== first) return { ok: false, key: "dice.not-seen" };
+    const mine = Array.isArray(seen.shares) ? seen.shares : [];
+    if (mine.length && !mine.some((share) => shares.includes(share))) return { ok: false, key: "dice.share-missing" };
+  }
   if (proof.seed === undefined || proof.seed === null) return { ok: false, key: "dice.secret-hidden" };
   if (typeof proof.seed !== "string" || !HEX64.test(proof.seed)) return bad("seed");
   if (toHex(await use.sha256(fromHex(proof.seed))) !== proof.commitment) return { ok: false, key: "dice.bad-seed" };
@@ -157,23 +206,24 @@ export async function verifyRecord(record, use = hasher()) {
     const recorded = actions[first + k] && actions[first + k].roll;
     if (recorded !== rolls[k]) return { ok: false, key: "dice.mismatch", params: { action: first + k, rolled: recorded, expected: rolls[k] } };
   }
-  return { ok: true, rolls: rolls.length, first };
+  return { ok: true, rolls: rolls.length, first, mine: !!(seen && Array.isArray(seen.shares) && seen.shares.length) };
 }
 
 /** The words for a verification's outcome. */
 export function verdictText(result) {
   if (result.text) return result.text;
-  if (result.ok) return result.first ? t("dice.ok-from", { n: result.rolls, from: result.first }) : t("dice.ok", { n: result.rolls });
-  return t(result.key, result.params || {});
+  if (!result.ok) return t(result.key, result.params || {});
+  const base = result.first ? t("dice.ok-from", { n: result.rolls, from: result.first }) : t("dice.ok", { n: result.rolls });
+  return result.mine ? `${base} ${t("dice.ok-mine")}` : base;
 }
 
 // ------------------------------------------------------------ the card in the game panel
 /**
  * The fair-dice card: the commitment while the game is played, the check once the seed
  * is out. `fetchRecord` gives the game's record (the one the download link serves).
- * @param {{ fetchRecord(): Promise<any> }} o
+ * @param {{ gameId: string, fetchRecord(): Promise<any> }} o
  */
-export function makeDiceCard({ fetchRecord }) {
+export function makeDiceCard({ gameId, fetchRecord }) {
   const title = h("h3", { class: "card-title" });
   const lead = h("p", { class: "dice-lead" });
   const fingerprint = h("code", { class: "dice-fingerprint", "data-testid": "dice-commitment" });
@@ -202,6 +252,7 @@ export function makeDiceCard({ fetchRecord }) {
     if (!dice.seed) parts.push(t("dice.secret-hidden"));
     else parts.push(over ? t("dice.revealed") : t("dice.abandoned"));
     status.textContent = parts.join(" ");
+    if (!snap.started) rememberDice(gameId, dice);  // the commitment to hold the record to
     button.hidden = !dice.seed;
     button.textContent = t("dice.verify");
     why.textContent = t("dice.why");
@@ -223,7 +274,7 @@ export function makeDiceCard({ fetchRecord }) {
     result.textContent = t("dice.checking");
     let outcome;
     try {
-      outcome = await verifyRecord(await fetchRecord());
+      outcome = await verifyRecord(await fetchRecord(), hasher(), seenDice(gameId));
     } catch (err) {  // the record could not be fetched: say why, here and on the end card
       outcome = { ok: false, text: err && err.message ? err.message : String(err) };
     } finally {

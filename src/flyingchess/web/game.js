@@ -12,7 +12,7 @@ import { makeInvite } from "./invite.js";
 import { showEndCard, offerRematch } from "./endcard.js";
 import { makeMoveLog } from "./movelog.js";
 import { fetchChances, fetchHint, chanceBar, percent, reasonText } from "./insight.js";
-import { makeDiceCard, newContribution } from "./fairdice.js";
+import { makeDiceCard, newContribution, rememberDice } from "./fairdice.js";
 import {
   h, api, toast, errorText, colourIcon, colourChip, dieFace, setDieFace, seatLabel, botLabel,
   rulesSummary, formatEvents, medal, looksLocal, presenceDot, seatAvatar, PALETTE,
@@ -104,7 +104,7 @@ export function mountGame(root, app, gameId) {
   const chat = makeChat({ app, socket: { send: (msg) => socket.send(msg) }, reactLayer, canTalk, isMine });
   const howTo = howToCard();  // the first game only
   // a network game's dice: the commitment while playing, the check of every roll after
-  const dice = makeDiceCard({ fetchRecord });
+  const dice = makeDiceCard({ gameId, fetchRecord });
   let contributing = false;     // this connection sent its share and has not seen it counted
   const panel = h("aside", { class: "panel" },
     h("div", { class: "panel-bar" }, homeBtn, h("div", { class: "spacer" }), invite.button, replayLink, download),
@@ -652,7 +652,9 @@ export function mountGame(root, app, gameId) {
     if (!snap || !snap.dice || snap.started || !connected || !key) return;
     if ((snap.dice.contributors || []).includes(key)) { contributing = false; return; }
     if (contributing) return;
-    contributing = socket.send({ type: "contribute", value: newContribution() });
+    const share = newContribution();
+    contributing = socket.send({ type: "contribute", value: share });
+    if (contributing) rememberDice(gameId, snap.dice, share);  // checked to be in the record at the end
   }
 
   async function fetchRecord() {
