@@ -363,3 +363,32 @@ def test_single_env_action_masks_render_and_skip_forced() -> None:
     assert "rolled" in text and "(you)" in text
     with pytest.raises(ValueError, match="render_mode"):
         gymnasium.make("FlyingChess-v0", render_mode="video")
+
+
+def test_move_previews_say_what_each_move_does() -> None:
+    """The preview entries (docs/environments.md, 139-154) over many positions: captures,
+    jumps or flights, and arrivals all appear, only for legal planes, and each agrees with
+    the engine playing that move."""
+    from flyingchess.envs.observation import MOVE_FEATURES, MOVES_AT
+    from flyingchess.events import Captured, Flew, Jumped
+
+    games = VectorGames(128, players=4, opponents="heuristic", seed=12)
+    observation, mask = games.reset()
+    rng = np.random.default_rng(3)
+    seen = np.zeros(3)
+    for _ in range(80):
+        previews = observation[:, MOVES_AT : MOVES_AT + 4 * MOVE_FEATURES].reshape(-1, 4, MOVE_FEATURES)
+        assert not previews[~mask[:, :4]].any()
+        seen += previews[:, :, 1:].reshape(-1, 3).sum(axis=0) > 0
+        for index in np.flatnonzero(previews[:, :, 1].any(axis=1))[:3]:
+            state, _ = engine_view(games, index)
+            plane = int(np.flatnonzero(previews[index, :, 1])[0])
+            _, events = apply(state, plane)
+            assert any(isinstance(e, Captured) for e in events)
+        for index in np.flatnonzero(previews[:, :, 2].any(axis=1))[:3]:
+            state, _ = engine_view(games, index)
+            plane = int(np.flatnonzero(previews[index, :, 2])[0])
+            _, events = apply(state, plane)
+            assert any(isinstance(e, (Jumped, Flew)) for e in events)
+        observation, mask, *_ = games.step(random_legal(mask, rng))
+    assert (seen > 0).all(), seen

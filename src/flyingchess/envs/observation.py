@@ -16,7 +16,8 @@ from typing import Final
 import numpy as np
 
 from ..board import CENTRE, COLOURS, HANGAR, LANE_FIRST, RING_INDEX, RING_SIZE, SEAT, TAKEOFF
-from ..game import State, carried_planes, legal_moves
+from ..events import Captured, Flew, Jumped
+from ..game import State, apply, carried_planes, legal_moves
 from ..rules import RULE_FEATURES, Rules, rule_flags
 
 PASS_ACTION: Final = 4
@@ -36,7 +37,14 @@ SIX_MOVED_AT: Final = TURN_AT + 4
 """Entries SIX_MOVED_AT..+3: the mover's planes carried by the sixes of this run."""
 LAST_MOVED_AT: Final = SIX_MOVED_AT + 4
 """Entries LAST_MOVED_AT..+3: the mover's planes carried by its latest move this turn."""
-RULES_AT: Final = LAST_MOVED_AT + 4
+MOVES_AT: Final = LAST_MOVED_AT + 4
+"""Entries MOVES_AT + 4 i .. +3: what moving plane i with the die would do, when the
+observer is to move and may move it (else zeros): the progress it lands on / 56,
+whether it captures, whether it jumps or flies, whether it reaches the centre. The
+engine's own preview of each move (the page shows the same), so a learner need not
+rediscover the board's geometry."""
+MOVE_FEATURES: Final = 4
+RULES_AT: Final = MOVES_AT + 4 * MOVE_FEATURES
 OBSERVATION_SIZE: Final = RULES_AT + RULE_FEATURES
 
 
@@ -81,8 +89,25 @@ def observe(state: State, colour: str) -> np.ndarray:
             vector[SIX_MOVED_AT + plane] = 1
         for plane in state.last_moved:
             vector[LAST_MOVED_AT + plane] = 1
+        if state.roll is not None and state.colour == colour:
+            _move_previews(state, vector)
     vector[RULES_AT:] = rule_features(state.rules)
     return vector
+
+
+def _move_previews(state: State, vector: np.ndarray) -> None:
+    """The MOVES_AT entries: each legal plane's move, played on a copy by the engine."""
+    mask = action_mask(state)
+    for plane in range(4):
+        if not mask[plane]:
+            continue
+        after, events = apply(state, plane)
+        lands = after.planes[state.turn][plane]
+        at = MOVES_AT + plane * MOVE_FEATURES
+        vector[at] = max(lands, 0) / CENTRE
+        vector[at + 1] = any(isinstance(event, Captured) for event in events)
+        vector[at + 2] = any(isinstance(event, (Jumped, Flew)) for event in events)
+        vector[at + 3] = lands == CENTRE
 
 
 def action_mask(state: State, colour: str | None = None) -> np.ndarray:

@@ -41,6 +41,8 @@ from .observation import (
     ACTIONS,
     DIE_AT,
     LAST_MOVED_AT,
+    MOVE_FEATURES,
+    MOVES_AT,
     OBSERVATION_SIZE,
     PLANE_FEATURES,
     RULES_AT,
@@ -146,8 +148,31 @@ def batch_observe(
     out[live, TURN_AT + tables.turn_offset[seen[live], turn]] = 1
     out[live, SIX_MOVED_AT : SIX_MOVED_AT + 4] = (game.six_moved[rows][live, None] >> _BITS) & 1
     out[live, LAST_MOVED_AT : LAST_MOVED_AT + 4] = (game.last_moved[rows][live, None] >> _BITS) & 1
+    deciding = rows[(dice > 0) & ~game.over[rows] & (game.turn[rows] == seen)]
+    if len(deciding):
+        out[np.searchsorted(rows, deciding), MOVES_AT:RULES_AT] = move_previews(
+            game, np.broadcast_to(np.asarray(rolls, np.intp), (game.batch,)), deciding
+        )
     out[:, RULES_AT:] = tables.rules
     return out
+
+
+def move_previews(game: BatchGame, rolls: Indices, games: Indices) -> Floats:
+    """[len(games), 16]: the MOVES_AT entries of the player to move in each of `games`
+    (sorted indices), from the compiled tables (`BatchGame.move_facts`)."""
+    part = game if len(games) == game.batch else game.take(games)
+    dice = rolls[games]
+    start, captures, special = part.move_facts(dice)
+    paths = start.view(np.uint8).astype(np.intp) * 7 + dice[:, None]
+    lands = (part.arrays.end_words[paths] & np.uint32(0xFF)).astype(np.uint8).view(np.int8)
+    legal = part.action_mask(dice)[:, :PLANES_PER_COLOUR]
+    out = np.zeros((len(games), PLANES_PER_COLOUR, MOVE_FEATURES), np.float32)
+    out[:, :, 0] = np.maximum(lands, 0) / CENTRE
+    out[:, :, 1] = captures
+    out[:, :, 2] = special
+    out[:, :, 3] = lands == CENTRE
+    out *= legal[:, :, None]
+    return out.reshape(len(games), -1)
 
 
 def real_options(game: BatchGame, rolls: npt.ArrayLike) -> npt.NDArray[np.int8]:
