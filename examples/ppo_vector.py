@@ -1,7 +1,7 @@
 """Masked PPO on the vector environment: a small network learns 2-player Flying Chess.
 
     pip install -e ".[rl]" torch            # CPU PyTorch is enough
-    python examples/ppo_vector.py            # about 12 minutes on a 2-core laptop CPU
+    python examples/ppo_vector.py            # about 10.5 minutes on a 2-core laptop CPU
     python examples/ppo_vector.py --minutes 3 --opponent self   # self-play instead
 
 CleanRL-style PPO (clipped objective, GAE, advantage normalisation) with an action mask:
@@ -20,7 +20,8 @@ learning rate falls to zero over the time given.
 
 Before and after training it plays 4,000 games (seats drawn at random, greedy: the best-scored
 legal move) against `random` and against `heuristic`, and prints its win rates with 95%
-intervals. docs/environments.md has the measured figures.
+intervals. docs/environments.md has the measured figures (63.4% against `heuristic`
+after ten minutes, from 24.9%).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import argparse
 import copy
 import math
 import time
+from collections.abc import Callable
 
 import numpy as np
 import torch
@@ -48,6 +50,7 @@ PLANE_AT = 2  # the observer's plane i starts at entry 2 + 7 i (docs/environment
 ON_RING, RING_CELL = 2, 6  # within a plane's 7 entries: on the ring; its cell from the observer's start
 REACH = 13  # distances 1..12 ahead and behind: what a roll (with a jump) can reach
 GAPS = 2 * (REACH - 1)
+Policy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
 def gaps(observation: torch.Tensor) -> torch.Tensor:
@@ -107,7 +110,7 @@ def masked(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return logits.masked_fill(~mask, -1e9)
 
 
-def greedy_policy(net: PlaneNet):  # type: ignore[no-untyped-def]
+def greedy_policy(net: PlaneNet) -> Policy:
     """The network as a batched NumPy policy: the best-scored legal action."""
 
     def policy(observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -118,7 +121,7 @@ def greedy_policy(net: PlaneNet):  # type: ignore[no-untyped-def]
     return policy
 
 
-def sampling_policy(net: PlaneNet, seed: int):  # type: ignore[no-untyped-def]
+def sampling_policy(net: PlaneNet, seed: int) -> Policy:
     """The network sampling its moves (a frozen self-play opponent)."""
     generator = torch.Generator().manual_seed(seed)
 
