@@ -76,6 +76,9 @@ class Limits:
     """A room nobody has watched for this long is dropped from memory."""
     address_keys: int = 20_000
     """Client addresses remembered per rate limit (the oldest are forgotten first)."""
+    contribution_wait: float = 2.0
+    """Seconds a start waits for a seated page's share in the dice (docs/records.md §6)
+    before going on without it."""
 
     @classmethod
     def unlimited(cls) -> Limits:
@@ -91,6 +94,7 @@ class Limits:
             chat_burst=1e6,
             react_rate=1e6,
             react_burst=1e6,
+            contribution_wait=0.2,  # scripts send no shares: they need not wait long
         )
 
 

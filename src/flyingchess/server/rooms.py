@@ -372,10 +372,10 @@ class Room:
     async def start(self, control: Control) -> None:
         """The host starts a gathered game; seats still open go to the heuristic bot.
         With committed dice, the pages' contributions close now: a seated page that has
-        not sent one yet gets a moment (CONTRIBUTION_WAIT), never more."""
+        not sent one yet gets a moment (`Limits.contribution_wait`), never more."""
         if not control.host:
             raise ProtocolError("not-host", "only the host starts the game")
-        await self._await_contributions(time.monotonic() + CONTRIBUTION_WAIT)
+        await self._await_contributions(time.monotonic() + self.limits.contribution_wait)
         async with self.lock:
             if self.session.started:
                 raise ProtocolError("wrong-phase", "the game has already started")
@@ -683,8 +683,6 @@ HANDLERS: Final[dict[type, Handler]] = {
 
 
 REVEALED_MESSAGE: Final = "this game's dice were revealed when its rematch began: it cannot go on"
-CONTRIBUTION_WAIT: Final = 2.0
-"""Seconds a start waits for seated pages' dice contributions before going on without."""
 STORAGE_MESSAGE: Final = "the server cannot save games right now; nothing was changed: try again soon"
 
 
