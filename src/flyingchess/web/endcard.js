@@ -37,6 +37,7 @@ export function showEndCard(layer, snap, { gameId, network, host, go, rematch, v
       verdict.dataset.ok = "false";
       verdict.textContent = `✗ ${err && err.message ? err.message : String(err)}`;
     }
+    verdict.scrollIntoView({ block: "nearest" });  // on a phone the card scrolls: show the answer
   }
   const card = h("div", { class: "end-card", "data-testid": "end-screen", role: "dialog", "aria-modal": "false", "aria-labelledby": "end-title" },
     h("button", { class: "end-close", type: "button", "data-testid": "end-close", "aria-label": t("end.close"), title: t("end.close"), onclick: () => layer.classList.toggle("minimised") }, "–"),
