@@ -301,6 +301,18 @@ def test_the_verify_command(client: TestClient, tmp_path: Path, capsys: pytest.C
     assert "dice.contributions" in refused(data | {"dice": data["dice"] | {"contributions": 5}})
     assert "dice.seed: missing" in refused(data | {"dice": {k: v for k, v in data["dice"].items() if k != "seed"}})
     assert "no dice proof" in refused({k: v for k, v in data.items() if k != "dice"})
+    # a commitment moved past every roll covers nothing: that is no proof
+    assert "covers none of the record's" in refused(data | {"dice": data["dice"] | {"from": len(data["actions"])}})
+    # held to the commitment the page showed (its first 16 digits are enough)
+    shown = data["dice"]["commitment"]
+    assert main(["verify", "--commitment", shown[:16], str(good)]) == 0
+    capsys.readouterr()
+    path = tmp_path / "good-again.json"
+    path.write_text(json.dumps(data))
+    assert main(["verify", "--commitment", "0" * 64, str(path)]) == 2
+    assert "is not the commitment you were shown" in capsys.readouterr().err
+    assert main(["verify", "--commitment", "xyz", str(path)]) == 2
+    assert "--commitment: give the commitment's 64 hexadecimal digits" in capsys.readouterr().err
     assert "record: not valid JSON" in refused_text(tmp_path, capsys, "{")
 
 

@@ -392,3 +392,15 @@ def test_move_previews_say_what_each_move_does() -> None:
             assert any(isinstance(e, (Jumped, Flew)) for e in events)
         observation, mask, *_ = games.step(random_legal(mask, rng))
     assert (seen > 0).all(), seen
+
+
+def test_with_skip_forced_an_episode_never_starts_finished() -> None:
+    """A game can end before the agent has a real choice (all its moves forced): the
+    environments deal again rather than hand out a finished episode."""
+    env = gymnasium.make("FlyingChess-v0", opponents=["heuristic"], skip_forced=True)
+    for seed in (176, 179, *range(30)):  # 176 and 179 ended before the agent chose once
+        env.reset(seed=seed)
+        assert not env.unwrapped.state.over and real_options(env.unwrapped.state) >= 2, seed
+    games = VectorGames(512, players=2, opponents="heuristic", skip_forced=True, seed=3)
+    games.reset()
+    assert games.waiting.all() and not games.game.over.any()

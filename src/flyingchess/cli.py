@@ -117,8 +117,11 @@ def command_verify(args: argparse.Namespace) -> int:
         rolls = [step.roll for step in record.steps()]
     except ActionError as error:
         raise CommandError(str(error)) from None
+    shown = args.commitment
+    if shown is not None and not (16 <= len(shown) <= 64 and all(c in "0123456789abcdefABCDEF" for c in shown)):
+        raise CommandError("--commitment: give the commitment's 64 hexadecimal digits (or at least the first 16)")
     try:
-        verified = verify_rolls(record.extra.get("dice"), rolls)
+        verified = verify_rolls(record.extra.get("dice"), rolls, shown)
     except ProofError as error:
         raise CommandError(str(error)) from None
     print(verified.summary())
@@ -692,6 +695,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     verify = commands.add_parser(
         "verify", help="check a network game's dice against the commitment it was played under"
+    )
+    verify.add_argument(
+        "--commitment", metavar="HEX", help="the commitment the page showed before the game (at least 16 digits)"
     )
     verify.add_argument("record", help="record file, or - for standard input")
     verify.set_defaults(handler=command_verify)

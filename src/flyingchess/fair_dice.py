@@ -195,9 +195,11 @@ class Verified:
         )
 
 
-def verify_rolls(proof_data: Any, rolls: Sequence[int]) -> Verified:
-    """Check a record's rolls (in order, one per action) against its `dice` field.
-    ProofError names the field, or the first action whose roll differs."""
+def verify_rolls(proof_data: Any, rolls: Sequence[int], expected_commitment: str | None = None) -> Verified:
+    """Check a record's rolls (in order, one per action) against its `dice` field, and
+    its commitment against the one a player was shown (the whole SHA-256, or at least
+    its first 16 digits), if given. ProofError names the field, or the first action
+    whose roll differs."""
     if proof_data is None:
         raise ProofError("dice: this record carries no dice proof (a local game, or a record from another tool)")
     proof = parse_proof(proof_data)
@@ -205,6 +207,12 @@ def verify_rolls(proof_data: Any, rolls: Sequence[int]) -> Verified:
         raise ProofError("dice.seed: missing (the seed is revealed when the game ends)")
     if proof.first > len(rolls):
         raise ProofError(f"dice.from: {proof.first} is past the record's {len(rolls)} actions")
+    if proof.first == len(rolls) and rolls:
+        raise ProofError(f"dice.from: the commitment covers none of the record's {len(rolls)} rolls")
+    if expected_commitment is not None and not proof.commitment.startswith(expected_commitment.lower()):
+        raise ProofError(
+            f"dice.commitment: {proof.commitment[:16]}... is not the commitment you were shown ({expected_commitment[:16]}...)"
+        )
     derived = proof.rolls(proof.first, len(rolls) - proof.first)
     for offset, (recorded, expected) in enumerate(zip(rolls[proof.first :], derived)):
         if recorded != expected:

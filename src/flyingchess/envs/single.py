@@ -112,10 +112,12 @@ class FlyingChessEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
             colour: make_bot(name, self.dice.getrandbits(32)) for colour, name in zip(others, self.opponent_names)
         }
         self._bots = seat_chooser(self.bots)
-        self.rolls = 0
         self.ended = False
-        self.state = self._play_opponents(new_game(self.players, self.rules))
-        self.ended = self.state.over
+        while True:  # with skip_forced a game may end before the agent has a real choice: deal again
+            self.rolls = 0
+            self.state = self._play_opponents(new_game(self.players, self.rules))
+            if not self.state.over and self.rolls < MAX_ROLLS:
+                break
         self._render_human()
         return self._observation(), {"colour": self.colour}
 

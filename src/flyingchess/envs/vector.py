@@ -368,7 +368,6 @@ class VectorGames:
         """Every game from the start; returns the learners' first observations and masks."""
         if seed is not None:
             self.rng = np.random.default_rng(seed)
-        self.game.reset()
         self._new_episodes(np.arange(self.num_games))
         return self.observe(), self.action_masks()
 
@@ -421,7 +420,6 @@ class VectorGames:
             info["final_action_mask"] = self.action_masks()
             info["final_rank"] = self._places()
             info["final_seat"] = self.seat.copy()
-            self.game.reset_games(finished)
             self._new_episodes(finished)
         info["seat"] = self.seat.copy()
         if self.skip_forced:  # the learners asked about a forced move after all
@@ -431,13 +429,19 @@ class VectorGames:
     # ----------------------------------------------------------------- inside
 
     def _new_episodes(self, games: Indices) -> None:
+        """Fresh games at these indices, each played up to its learner's first decision.
+        With skip_forced a game can end before its learner has a real choice: it is
+        dealt again, so a new episode always starts with a decision."""
         count = len(self.players)
-        if self.fixed_seat is None:
-            self.seat[games] = self.rng.integers(0, count, size=len(games))
-        else:
-            self.seat[games] = self.fixed_seat
-        self.waiting[games] = False
-        self._run()
+        while len(games):
+            self.game.reset_games(games)
+            if self.fixed_seat is None:
+                self.seat[games] = self.rng.integers(0, count, size=len(games))
+            else:
+                self.seat[games] = self.fixed_seat
+            self.waiting[games] = False
+            self._run()
+            games = games[~self.waiting[games]]
 
     def _run(self) -> None:
         """Roll and play for every game until its learner must choose (or it ends)."""
