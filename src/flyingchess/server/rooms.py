@@ -369,59 +369,32 @@ class Room:
             await self._broadcast([])
         self.wake_bots()
 
-    async def start(self, control: Control, page: Watcher | None = None) -> None:
+    async def start(self, control: Control) -> None:
         """The host starts a gathered game; seats still open go to the heuristic bot.
-        With committed dice, the pages' contributions close now: while a seated page has
-        not sent one yet, the start waits a moment (`Limits.contribution_wait`, never
-        more) in a task of its own, so the messages behind it (those very contributions,
-        when another server process forwards them in order) are not held up; a refusal
-        found then goes to `page`."""
+        With committed dice, the pages' contributions close now: a seated page that has
+        not sent one yet gets a moment (`Limits.contribution_wait`), never more."""
         if not control.host:
             raise ProtocolError("not-host", "only the host starts the game")
-        self._check_startable()
-        if not self._missing_contributions():
-            await self._start_now()
-            return
-        task = asyncio.get_running_loop().create_task(self._start_after_shares(page))
-        task.add_done_callback(log_failure)
-
-    def _check_startable(self) -> None:
-        if self.session.started:
-            raise ProtocolError("wrong-phase", "the game has already started")
-        if self.session.dice_revealed:
-            raise ProtocolError("dice-revealed", REVEALED_MESSAGE)
-
-    async def _start_now(self) -> None:
+        await self._await_contributions(time.monotonic() + self.limits.contribution_wait)
         async with self.lock:
-            self._check_startable()
+            if self.session.started:
+                raise ProtocolError("wrong-phase", "the game has already started")
+            if self.session.dice_revealed:
+                raise ProtocolError("dice-revealed", REVEALED_MESSAGE)
             await self.session.write_seats(self.seats.started(), True)
             self.presence.new_turn()
             await self._broadcast([])
         self.wake_bots()
 
-    async def _start_after_shares(self, page: Watcher | None) -> None:
-        deadline = time.monotonic() + self.limits.contribution_wait
-        while self._missing_contributions() and time.monotonic() < deadline:
+    async def _await_contributions(self, deadline: float) -> None:
+        while self.session.proof is not None and time.monotonic() < deadline:
+            sent = set(self.session.proof.contributors)
+            waiting = {
+                key for control in self.presence.watchers.values() if (key := self._contributor(control)) is not None
+            }
+            if waiting <= sent:
+                return
             await asyncio.sleep(0.05)
-        try:
-            await self._start_now()
-        except ProtocolError as error:
-            if page is not None:
-                await self._send(page, error.to_json())
-        except StoreError as error:  # nothing was changed: the host may press start again
-            log.warning("room %s: %s", self.id, error)
-            if page is not None:
-                await self._send(page, ProtocolError("storage-unavailable", STORAGE_MESSAGE).to_json())
-
-    def _missing_contributions(self) -> bool:
-        """Whether a seated page watching a game with committed dice has sent no share yet."""
-        proof = self.session.proof
-        if proof is None or self.session.started:
-            return False
-        sent = set(proof.contributors)
-        return any(
-            key not in sent for control in self.presence.watchers.values() if (key := self._contributor(control))
-        )
 
     def _contributor(self, control: Control) -> str | None:
         """Who a page contributes as: "host", its colour, or None (a spectator)."""
@@ -668,7 +641,7 @@ async def _set_seat(room: Room, page: Watcher, address: str, request: SetSeat) -
 
 
 async def _start(room: Room, page: Watcher, address: str, request: Start) -> None:
-    await room.start(room.control_of(page), page)
+    await room.start(room.control_of(page))
 
 
 async def _kick(room: Room, page: Watcher, address: str, request: Kick) -> None:
