@@ -34,6 +34,17 @@ def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.argmax(np.where(mask, 1 + rng.random(mask.shape), 0), axis=1)
 
 
+def trajectory(games: VectorGames, steps: int, seed: int) -> list[np.ndarray]:
+    """The learners' observations over `steps` steps of random legal moves drawn with `seed`."""
+    observation, mask = games.reset()
+    rng = np.random.default_rng(seed)
+    out = [observation]
+    for _ in range(steps):
+        observation, mask, *_ = games.step(random_legal(mask, rng))
+        out.append(observation)
+    return out
+
+
 def engine_view(games: VectorGames, index: int) -> tuple[Any, str]:
     """Game `index` as the engine's state (rolled when its learner is to choose) and the
     learner's colour."""
@@ -201,14 +212,7 @@ def test_the_batched_heuristic_is_the_engines_bot_move_for_move() -> None:
     played game by game through the engine: the same games, observation for observation."""
 
     def run(opponent: Any) -> list[np.ndarray]:
-        games = VectorGames(24, players=4, opponents=opponent, seed=8)
-        observation, mask = games.reset()
-        rng = np.random.default_rng(5)
-        out = [observation]
-        for _ in range(60):
-            observation, mask, *_ = games.step(random_legal(mask, rng))
-            out.append(observation)
-        return out
+        return trajectory(VectorGames(24, players=4, opponents=opponent, seed=8), steps=60, seed=5)
 
     batched, engine = run("heuristic"), run(EngineBot("heuristic"))
     assert all(np.array_equal(a, b) for a, b in zip(batched, engine))
@@ -238,14 +242,7 @@ def test_skip_forced_asks_only_real_choices_but_for_a_few_marked_ones() -> None:
 
 def test_the_same_seed_plays_the_same_games() -> None:
     def run() -> list[np.ndarray]:
-        games = VectorGames(32, players=3, opponents="random", seed=11)
-        observation, mask = games.reset()
-        rng = np.random.default_rng(0)
-        out = [observation]
-        for _ in range(25):
-            observation, mask, *_ = games.step(random_legal(mask, rng))
-            out.append(observation)
-        return out
+        return trajectory(VectorGames(32, players=3, opponents="random", seed=11), steps=25, seed=0)
 
     assert all(np.array_equal(a, b) for a, b in zip(run(), run()))
 

@@ -7,6 +7,7 @@
 // (FIPS 180-4) takes over there. Both give the same bytes; the browser tests check both.
 import { t } from "./i18n.js";
 import { h } from "./ui.js";
+import { readByGame, writeByGame } from "./net.js";
 
 const SCHEME = "hmac-sha256-v1";
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -22,12 +23,7 @@ const SEEN_KEPT = 100;
 // page keeps the commitment it was shown before the game and the share it sent, and the
 // check holds the record to them.
 
-function readSeen() {
-  try {
-    const data = JSON.parse(localStorage.getItem(SEEN_KEY) || "{}");
-    return data && typeof data === "object" && !Array.isArray(data) ? data : {};
-  } catch { return {}; }
-}
+function readSeen() { return readByGame(SEEN_KEY); }
 
 /** What this browser saw of a game's dice before it started: {commitment, from, shares}. */
 export function seenDice(gameId) {
@@ -44,12 +40,7 @@ export function rememberDice(gameId, dice, share = null) {
   const shares = Array.isArray(old && old.shares) ? old.shares.slice(-8) : [];
   if (share) shares.push(share);
   all[gameId] = { commitment: dice.commitment, from: dice.from, shares, at: Date.now() };
-  const ids = Object.keys(all);
-  if (ids.length > SEEN_KEPT) {
-    ids.sort((a, b) => (all[a].at || 0) - (all[b].at || 0));
-    for (const id of ids.slice(0, ids.length - SEEN_KEPT)) delete all[id];
-  }
-  try { localStorage.setItem(SEEN_KEY, JSON.stringify(all)); } catch { /* storage may be off */ }
+  writeByGame(SEEN_KEY, all, SEEN_KEPT);
 }
 
 /** A random share for the dice: 32 base64url characters (24 bytes from the OS). */

@@ -8,21 +8,27 @@ const TOKENS_KEY = "flyingchess.tokens";
 const NAME_KEY = "flyingchess.name";
 const MAX_TOKENS = 200;
 
-function readTokens() {
+/** Entries by game id kept in localStorage under `key` ({} when absent or unreadable). */
+export function readByGame(key) {
   try {
-    const data = JSON.parse(localStorage.getItem(TOKENS_KEY) || "{}");
+    const data = JSON.parse(localStorage.getItem(key) || "{}");
     return data && typeof data === "object" && !Array.isArray(data) ? data : {};
   } catch { return {}; }
 }
 
-function writeTokens(all) {
+/** Store entries by game id, keeping the `kept` most recent (each entry's `at`). */
+export function writeByGame(key, all, kept) {
   const ids = Object.keys(all);
-  if (ids.length > MAX_TOKENS) {
+  if (ids.length > kept) {
     ids.sort((a, b) => (all[a].at || 0) - (all[b].at || 0));
-    for (const id of ids.slice(0, ids.length - MAX_TOKENS)) delete all[id];
+    for (const id of ids.slice(0, ids.length - kept)) delete all[id];
   }
-  try { localStorage.setItem(TOKENS_KEY, JSON.stringify(all)); } catch { /* storage may be off */ }
+  try { localStorage.setItem(key, JSON.stringify(all)); } catch { /* storage may be off */ }
 }
+
+function readTokens() { return readByGame(TOKENS_KEY); }
+
+function writeTokens(all) { writeByGame(TOKENS_KEY, all, MAX_TOKENS); }
 
 /** {token, role: "host" | "player", colour?} for a game, or null. */
 export function getSeatToken(gameId) {
