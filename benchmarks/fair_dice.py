@@ -41,7 +41,7 @@ def a_record(rolls: int) -> dict[str, object]:
     """A 1,000-roll record's dice part: the proof and its rolls (the rules need not
     replay for the proof to be checked; `flyingchess verify` replays first)."""
     seed = new_seed()
-    proof = DiceProof(commitment_of(seed), seed, 0, ("benchmark-share-1", "benchmark-share-2"))
+    proof = DiceProof(commitment_of(seed), seed, 0, ("benchmark-share-1", "benchmark-share-2"), ("host", "blue"))
     return {"dice": proof.public(reveal=True), "actions": [{"roll": r, "plane": None} for r in proof.rolls(0, rolls)]}
 
 
