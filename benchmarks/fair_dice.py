@@ -41,8 +41,14 @@ def a_record(rolls: int) -> dict[str, object]:
     """A 1,000-roll record's dice part: the proof and its rolls (the rules need not
     replay for the proof to be checked; `flyingchess verify` replays first)."""
     seed = new_seed()
-    proof = DiceProof(commitment_of(seed), seed, 0, ("benchmark-share-1", "benchmark-share-2"), ("host", "blue"))
-    return {"dice": proof.public(reveal=True), "actions": [{"roll": r, "plane": None} for r in proof.rolls(0, rolls)]}
+    proof = DiceProof(
+        commitment_of(seed), seed, 0, ("benchmark-share-1", "benchmark-share-2"), ("host", "blue"), seated=("blue",)
+    )
+    return {
+        "players": ["red", "blue"],
+        "dice": proof.public(reveal=True),
+        "actions": [{"roll": r, "plane": None} for r in proof.rolls(0, rolls)],
+    }
 
 
 def python_timings(repeats: int) -> tuple[float, float]:
@@ -57,7 +63,7 @@ def python_timings(repeats: int) -> tuple[float, float]:
     times = []
     for _ in range(repeats):
         started = time.perf_counter()
-        verified = verify_rolls(record["dice"], rolls)
+        verified = verify_rolls(record["dice"], rolls, ["red", "blue"])
         times.append(time.perf_counter() - started)
     if verified.rolls != 1000:
         raise SystemExit("the benchmark verified no rolls")

@@ -815,7 +815,10 @@ def test_a_network_game_shows_its_dice_commitment_and_verifies_every_roll(browse
         # (a seed chosen afterwards) or left this device's share out is caught
         seen = host.page.evaluate(f"JSON.parse(localStorage.getItem('flyingchess.dice'))['{game_id}']")
         assert seen["commitment"] == dice["commitment"] and len(seen["shares"]) == 1
-        assert seen["shares"][0] in record["dice"]["contributions"]
+        assert seen["shares"][0]["by"] == "host" and seen["shares"][0]["value"] in record["dice"]["contributions"]
+        assert seen["seated"] == []  # blue was open, then a bot: no player ever sat there
+        # the card shows the share, for `flyingchess verify --share`
+        assert host.testid("dice-share").inner_text().endswith(seen["shares"][0]["value"])
         held = """async ([record, seen]) => {
             const m = await import('/static/fairdice.js');
             const r = await m.verifyRecord(record, m.hasher(), seen);
@@ -828,10 +831,38 @@ def test_a_network_game_shows_its_dice_commitment_and_verifies_every_roll(browse
             "dice": {**record["dice"], "seed": other_seed.hex(), "commitment": commitment_of(other_seed)},
         }
         assert host.page.evaluate(held, [swapped, seen])[:2] == [False, "dice.not-seen"]
-        assert host.page.evaluate(held, [record, {**seen, "shares": ["not-my-share-at-all"]}])[:2] == [
+        assert host.page.evaluate(held, [record, {**seen, "shares": [{"value": "not-my-share-at-all", "by": "host"}]}])[
+            :2
+        ] == [False, "dice.share-missing"]
+        # this device's share filed under another name is not this device's share
+        assert host.page.evaluate(held, [record, {**seen, "shares": [{**seen["shares"][0], "by": "blue"}]}])[:2] == [
             False,
             "dice.share-missing",
         ]
+        # a share the server slipped in: under a name that held no seat, or under a seat this
+        # page never saw a player in (even with `seated` forged to match)
+        proof = record["dice"]
+        for name in ("mallory", "yellow", "red", "blue", "host"):
+            forged = {
+                **record,
+                "dice": {
+                    **proof,
+                    "contributions": [*proof["contributions"], "chosen-by-the-server"],
+                    "contributors": [*proof["contributors"], name],
+                },
+            }
+            assert host.page.evaluate(held, [forged, seen])[:2] == [False, "dice.malformed"]
+        seated_too = {
+            **record,
+            "dice": {
+                **proof,
+                "seated": ["blue"],
+                "contributions": [*proof["contributions"], "chosen-by-the-server"],
+                "contributors": [*proof["contributors"], "blue"],
+            },
+        }
+        assert host.page.evaluate(held, [seated_too, seen])[:2] == [False, "dice.unseen-contributor"]
+        assert host.page.evaluate(held, [seated_too, {**seen, "seated": ["blue"]}])[:2] == [False, "dice.mismatch"]
         # the browser's rolls are Python's, roll for roll, for another seed and shares
         seed, shares = bytes(range(1, 33)), ["abcdefgh", "ZYXW-vut_0123"]
         expected = DiceProof(commitment_of(seed), seed, 0, tuple(shares)).rolls(5, 400)

@@ -494,5 +494,5 @@ def test_committed_dice_roll_on_through_a_killed_owner_and_a_rematch_reveals_the
     assert record["dice"]["contributions"] == ["cluster-share-01"]
     rolls = [action["roll"] for action in record["actions"]]
     assert 0 < before < len(rolls)  # rolled by both processes
-    assert verify_rolls(record["dice"], rolls).rolls == len(rolls)
+    assert verify_rolls(record["dice"], rolls, record["players"]).rolls == len(rolls)
     page.close()

@@ -26,6 +26,8 @@ from flyingchess.fair_dice import (
     parse_proof,
     verify_rolls,
 )
+from flyingchess.game import apply, legal_moves, new_game
+from flyingchess.game import roll as roll_die
 from flyingchess.record import loads_record
 from flyingchess.server.app import create_app
 from flyingchess.server.limits import Limits
@@ -93,10 +95,11 @@ def test_faces_are_even_over_many_rolls() -> None:
 
 
 WHO = ("host", "blue")
+PLAYERS = ("red", "blue")
 
 
 def proof_json(**changes: Any) -> dict[str, Any]:
-    proof = DiceProof(commitment_of(SEED), SEED, 0, tuple(CONTRIBUTIONS), WHO)
+    proof = DiceProof(commitment_of(SEED), SEED, 0, tuple(CONTRIBUTIONS), WHO, seated=("blue",))
     data = proof.public(reveal=True)
     data.update(changes)
     return {key: value for key, value in data.items() if value is not None}
@@ -124,43 +127,130 @@ def rolls_of(count: int, first: int = 0) -> list[int]:
         ({"contributions": ["ok-contribution", "bad contribution!"]}, "dice.contributions[1]: must be 8 to 64"),
         ({"contributions": ["a" * 65, "long-enough"]}, "dice.contributions[0]: must be 8 to 64"),
         ({"contributions": [*CONTRIBUTIONS, "slipped-in-by-server"]}, "dice.contributors: must name who sent each"),
-        ({"contributors": ["host", "host"]}, "dice.contributors: must name who sent each contribution, each once"),
+        ({"contributors": ["host", "host"]}, "dice.contributors[1]: 'host' contributed twice"),
+        ({"contributors": ["host", 7]}, 'dice.contributors[1]: must be "host" or a colour'),
+        # only the host and the seats players held contribute: no name of the server's own
+        ({"contributors": ["host", "mallory"]}, "dice.contributors[1]: 'mallory' is neither the host nor a seat"),
+        ({"contributors": ["host", "yellow"]}, "dice.contributors[1]: 'yellow' is neither the host nor a seat"),
+        ({"contributors": ["host", "red"]}, "dice.contributors[1]: 'red' is neither the host nor a seat"),
+        ({"seated": []}, "dice.contributors[1]: 'blue' is neither the host nor a seat held by a player"),
+        ({"seated": None}, "dice.contributors[1]: 'blue' is neither the host nor a seat held by a player"),
+        ({"seated": ["blue", "yellow"], "contributors": ["host", "yellow"]}, "dice.seated[1]: 'yellow' does not play"),
+        ({"seated": ["mallory"], "contributors": ["host", "mallory"]}, "dice.seated[0]: 'mallory' does not play"),
+        ({"seated": ["blue", "blue"]}, "dice.seated[1]: 'blue' is listed twice"),
+        ({"seated": "blue"}, "dice.seated: must list the colours"),
+        ({"seated": [3]}, "dice.seated: must list the colours"),
     ],
 )
 def test_malformed_proofs_name_the_field(changes: dict[str, Any], words: str) -> None:
     with pytest.raises(ProofError, match=re.escape(words)):
-        verify_rolls(proof_json(**changes), rolls_of(50))
+        verify_rolls(proof_json(**changes), rolls_of(50), PLAYERS)
 
 
 def test_verification_names_the_first_roll_that_differs() -> None:
     rolls = rolls_of(120)
-    assert verify_rolls(proof_json(), rolls).summary() == "all 120 rolls match the commitment"
+    assert verify_rolls(proof_json(), rolls, PLAYERS).summary() == "all 120 rolls match the commitment"
     tampered = list(rolls)
     tampered[37] = tampered[37] % 6 + 1
     tampered[90] = tampered[90] % 6 + 1
     with pytest.raises(
         ProofError, match=rf"^action 37: rolled {tampered[37]}, but the committed dice give {rolls[37]}$"
     ):
-        verify_rolls(proof_json(), tampered)
+        verify_rolls(proof_json(), tampered, PLAYERS)
     with pytest.raises(ProofError, match="no dice proof"):
-        verify_rolls(None, rolls)
+        verify_rolls(None, rolls, PLAYERS)
     with pytest.raises(ProofError, match=re.escape("dice.seed: missing")):
-        verify_rolls(proof_json(seed=None) | {"seed": None}, rolls)
+        verify_rolls(proof_json(seed=None) | {"seed": None}, rolls, PLAYERS)
     with pytest.raises(ProofError, match=re.escape("dice.from: 200 is past")):
-        verify_rolls(proof_json(**{"from": 200}), rolls)
+        verify_rolls(proof_json(**{"from": 200}), rolls, PLAYERS)
 
 
 def test_a_commitment_from_a_later_roll_covers_only_the_rolls_after_it() -> None:
     rolls = rolls_of(90, first=30)
-    verified = verify_rolls(proof_json(**{"from": 30}), rolls)
+    verified = verify_rolls(proof_json(**{"from": 30}), rolls, PLAYERS)
     assert (verified.rolls, verified.first) == (60, 30)
     assert "from action 30 on" in verified.summary()
+    # nobody said the commitment should start late: the early rolls are flagged unchecked
+    assert not verified.complete and "dice.from is 30" in verified.warnings()[0]
+    assert verify_rolls(proof_json(**{"from": 30}), rolls, PLAYERS, first=30).complete
+    # with the commitment a page showed, the commitment covers the whole game unless told otherwise
+    with pytest.raises(ProofError, match=re.escape("dice.from: the record's commitment starts at action 30")):
+        verify_rolls(proof_json(**{"from": 30}), rolls, PLAYERS, commitment=commitment_of(SEED))
+    assert verify_rolls(proof_json(**{"from": 30}), rolls, PLAYERS, commitment=commitment_of(SEED), first=30).complete
+    with pytest.raises(ProofError, match=re.escape("starts at action 0, the one you were shown at action 5")):
+        verify_rolls(proof_json(), rolls_of(90), PLAYERS, first=5)
+
+
+def test_a_raised_from_cannot_hide_a_changed_early_roll() -> None:
+    """The attack: change the first roll, then move `from` past it. The rolls still
+    covered match, so only the missing coverage can give it away."""
+    rolls = rolls_of(90)
+    rolls[0] = rolls[0] % 6 + 1
+    forged = proof_json(**{"from": 89})
+    assert not verify_rolls(forged, rolls, PLAYERS).complete
+    with pytest.raises(ProofError, match=re.escape("dice.from:")):
+        verify_rolls(forged, rolls, PLAYERS, commitment=commitment_of(SEED))
+    with pytest.raises(ProofError, match=re.escape("action 0: rolled")):
+        verify_rolls(proof_json(), rolls, PLAYERS, commitment=commitment_of(SEED))
+
+
+def test_a_player_finds_their_own_share_and_the_seats_that_contributed() -> None:
+    rolls = rolls_of(40)
+    verified = verify_rolls(proof_json(), rolls, PLAYERS, share=CONTRIBUTIONS[1])
+    assert verified.details() == ["shares from: host, blue", "your share is in the record (sent as blue)"]
+    with pytest.raises(ProofError, match=re.escape("dice.contributions: your share not-my-share... is not in")):
+        verify_rolls(proof_json(), rolls, PLAYERS, share="not-my-share-at-all")
+    # the record's own seats say who played blue: a bot there is worth a warning
+    seats = {"red": {"kind": "human"}, "blue": {"kind": "player", "name": "Bao"}}
+    assert verify_rolls(proof_json(), rolls, PLAYERS, seats=seats).complete
+    botted = verify_rolls(proof_json(), rolls, PLAYERS, seats=seats | {"blue": {"kind": "bot", "bot": "heuristic"}})
+    assert botted.warnings() == [
+        "blue contributed as a player's seat, but the record's seats show it played by a bot:"
+        " make sure a player held it when the game started"
+    ]
+
+
+def test_one_roll_is_one_roll() -> None:
+    proof = DiceProof(commitment_of(SEED), SEED)
+    assert verify_rolls(proof.public(reveal=True), proof.rolls(0, 1), PLAYERS).summary() == (
+        "the 1 roll matches the commitment"
+    )
+    first = verify_rolls(replace_from(proof.public(reveal=True), 1), [4, *proof.rolls(1, 2)], PLAYERS)
+    assert first.summary() == (
+        "all 2 rolls from action 1 on match the commitment (the one before it was rolled before the game was committed)"
+    )
+
+
+def replace_from(data: dict[str, Any], first: int) -> dict[str, Any]:
+    return data | {"from": first}
+
+
+def test_a_proof_takes_shares_only_from_the_host_and_seated_players() -> None:
+    proof = DiceProof.new(seated=("blue",))
+    proof = proof.with_contribution("host", "host-share-1").with_contribution("blue", "blue-share-1")
+    for who, text, words in [
+        ("green", "green-share", "'green' is neither the host nor a seat held by a player"),
+        ("blue", "second-share", "'blue' has contributed already"),
+    ]:
+        with pytest.raises(ProofError, match=re.escape(words)):
+            proof.with_contribution(who, text)
+    # a seat given away before the start takes its share with it; the host's stays
+    reseated = proof.with_seated(("green",))
+    assert (reseated.contributors, reseated.contributions, reseated.seated) == (
+        ("host",),
+        ("host-share-1",),
+        ("green",),
+    )
+    assert reseated.with_contribution("green", "green-share").contributors == ("host", "green")
+    with pytest.raises(ProofError, match="must be 8 to 64"):
+        reseated.with_contribution("green", "x")
 
 
 def test_the_public_form_hides_the_seed_and_the_stored_form_round_trips() -> None:
-    proof = DiceProof.new(first=4).with_contribution("red", "abcdefgh-123")
+    proof = DiceProof.new(first=4, seated=("red",)).with_contribution("red", "abcdefgh-123")
     assert "seed" not in proof.public(reveal=False)
     assert proof.public(reveal=True)["contributors"] == ["red"]
+    assert proof.public(reveal=True)["seated"] == ["red"]
     assert parse_proof(proof.public(reveal=True)).seed == proof.seed
     assert DiceProof.from_stored(json.loads(json.dumps(proof.stored()))) == proof
 
@@ -261,32 +351,67 @@ def test_a_network_game_commits_before_it_starts_and_reveals_at_the_end(client: 
     assert rolls == [
         spelled_out_roll(bytes.fromhex(proof["seed"]), proof["contributions"], i) for i in range(len(rolls))
     ]
-    assert verify_rolls(proof, rolls).rolls == len(rolls)
+    assert verify_rolls(proof, rolls, record.players).rolls == len(rolls)
 
 
-def test_the_verify_command(client: TestClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+HOST_SHARE, GUEST_SHARE = "host-share-from-the-page", "guest-share-from-the-page"
+
+
+def played_network_game(client: TestClient) -> dict[str, Any]:
+    """A whole game over the WebSocket between the host (red) and a guest who joined
+    blue, both pages adding their share before the start: its record, as downloaded."""
     created = create(client)
     url = f"/ws/{created['id']}"
-    with client.websocket_connect(url) as host:
+    with client.websocket_connect(url) as host, client.websocket_connect(url) as guest:
         expect(host, "snapshot")
+        expect(guest, "snapshot")
         host.send_json({"type": "hello", "token": created["host_token"]})
         expect(host, "welcome")
-        host.send_json({"type": "seat", "colour": "blue", "kind": "human"})
+        guest.send_json({"type": "join", "colour": "blue", "name": "Bao"})
+        expect(guest, "joined")
+        host.send_json({"type": "contribute", "value": HOST_SHARE})
+        guest.send_json({"type": "contribute", "value": GUEST_SHARE})
+        while len(latest(host)["dice"]["contributors"]) < 2:
+            pass
         host.send_json({"type": "start"})
         while not latest(host)["started"]:
             pass
-        game = play({"red": host, "blue": host}, host, 5000)
-        assert game["state"]["over"]
-    data = client.get(f"/api/games/{created['id']}/record").json()
+        assert play({"red": host, "blue": guest}, host, 5000)["state"]["over"]
+    data: dict[str, Any] = client.get(f"/api/games/{created['id']}/record").json()
+    return data
+
+
+def replayed_on(data: dict[str, Any], dice: dict[str, Any]) -> dict[str, Any]:
+    """The record a dishonest server could write with `dice` in place of the game's: the
+    whole game played again on the rolls those dice give, so every roll matches them."""
+    seed, nonce = bytes.fromhex(dice["seed"]), nonce_of(dice["contributions"])
+    state = new_game(data["players"], loads_record(json.dumps(data)).rules)
+    actions: list[dict[str, Any]] = []
+    while not state.over:
+        value = derive_roll(seed, nonce, len(actions))
+        state, _ = roll_die(state, value)
+        moves = legal_moves(state)
+        plane = moves[0] if moves else None
+        state, _ = apply(state, plane)
+        actions.append({"roll": value, "plane": plane})
+    return data | {"dice": dice, "actions": actions}
+
+
+def test_the_verify_command(client: TestClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = played_network_game(client)
+    assert data["dice"]["seated"] == ["blue"] and sorted(data["dice"]["contributors"]) == ["blue", "host"]
     good = tmp_path / "good.json"
     good.write_text(json.dumps(data))
     assert main(["verify", str(good)]) == 0
-    assert capsys.readouterr().out == f"all {len(data['actions'])} rolls match the commitment\n"
+    assert capsys.readouterr().out.splitlines() == [
+        f"all {len(data['actions'])} rolls match the commitment",
+        f"shares from: {', '.join(data['dice']['contributors'])}",
+    ]
 
-    def refused(record: dict[str, Any]) -> str:
+    def refused(record: dict[str, Any], *options: str) -> str:
         path = tmp_path / "tampered.json"
         path.write_text(json.dumps(record))
-        assert main(["verify", str(path)]) == 2
+        assert main(["verify", *options, str(path)]) == 2
         lines = capsys.readouterr().err.strip().splitlines()
         assert len(lines) == 1
         return lines[0]
@@ -303,17 +428,101 @@ def test_the_verify_command(client: TestClient, tmp_path: Path, capsys: pytest.C
     assert "no dice proof" in refused({k: v for k, v in data.items() if k != "dice"})
     # a commitment moved past every roll covers nothing: that is no proof
     assert "covers none of the record's" in refused(data | {"dice": data["dice"] | {"from": len(data["actions"])}})
-    # held to the commitment the page showed (its first 16 digits are enough)
+    # held to the commitment the page showed (its first 16 digits are enough) and to a player's own share
     shown = data["dice"]["commitment"]
-    assert main(["verify", "--commitment", shown[:16], str(good)]) == 0
-    capsys.readouterr()
-    path = tmp_path / "good-again.json"
-    path.write_text(json.dumps(data))
-    assert main(["verify", "--commitment", "0" * 64, str(path)]) == 2
-    assert "is not the commitment you were shown" in capsys.readouterr().err
-    assert main(["verify", "--commitment", "xyz", str(path)]) == 2
-    assert "--commitment: give the commitment's 64 hexadecimal digits" in capsys.readouterr().err
+    assert main(["verify", "--commitment", shown[:16], "--share", GUEST_SHARE, str(good)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "your share is in the record (sent as blue)"
+    assert "is not the commitment you were shown" in refused(data, "--commitment", "0" * 64)
+    assert "your share not-my-share... is not in the record" in refused(data, "--share", "not-my-share-at-all")
+    assert "--share: give your page's share" in refused(data, "--share", "short")
+    assert "--commitment: give the commitment's 64 hexadecimal digits" in refused(data, "--commitment", "xyz")
+    with pytest.raises(SystemExit) as exit_status:  # argparse's own refusal, one line too
+        main(["verify", "--from", "-3", str(good)])
+    assert exit_status.value.code == 2
+    assert captured_line(capsys) == "flyingchess verify: argument --from: must be a whole number 0 or more, not '-3'"
     assert "record: not valid JSON" in refused_text(tmp_path, capsys, "{")
+
+
+@pytest.mark.parametrize("name", ["mallory", "yellow", "red", "host"])
+def test_a_share_slipped_in_by_the_server_is_refused(
+    client: TestClient, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """The forgery: a share of the server's own under a name nobody sent it from (a
+    colour not in the game, a made-up name, the host's own seat, a second host share),
+    with the whole game played again on the dice it gives, so that every roll matches."""
+    data = played_network_game(client)
+    dice = data["dice"]
+    forged = replayed_on(
+        data,
+        dice
+        | {
+            "contributions": [*dice["contributions"], "chosen-by-the-server"],
+            "contributors": [*dice["contributors"], name],
+        },
+    )
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(forged))
+    for options in ([], ["--commitment", dice["commitment"]]):
+        assert main(["verify", *options, str(path)]) == 2
+        assert "dice.contributors[2]:" in capsys.readouterr().err
+
+
+def test_a_seat_the_record_names_as_seated_against_its_own_seats_is_not_a_plain_success(
+    client: TestClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same forgery with the host's seat (red) added to `seated`: the rolls all
+    match and only the record's seats show red was never a player's. A host may give a
+    seat away during play, so this is a warning and exit status 3, not a success."""
+    data = played_network_game(client)
+    dice = data["dice"]
+    forged = replayed_on(
+        data,
+        dice
+        | {
+            "seated": ["red", "blue"],
+            "contributions": [*dice["contributions"], "chosen-by-the-server"],
+            "contributors": [*dice["contributors"], "red"],
+        },
+    )
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(forged))
+    for options in ([], ["--commitment", dice["commitment"]]):
+        assert main(["verify", *options, str(path)]) == 3
+        captured = capsys.readouterr()
+        assert captured.out.startswith(f"all {len(forged['actions'])} rolls match the commitment")
+        assert captured.err.strip() == (
+            "warning: red contributed as a player's seat, but the record's seats show it played by the host's device:"
+            " make sure a player held it when the game started"
+        )
+
+
+def test_a_raised_from_over_a_changed_early_roll_is_never_a_plain_success(
+    client: TestClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = played_network_game(client)
+    index, _, changed = still_legal_tampering(data)
+    last = len(changed["actions"]) - 1
+    changed["dice"] = changed["dice"] | {"from": last}
+    path = tmp_path / "raised.json"
+    path.write_text(json.dumps(changed))
+    assert main(["verify", str(path)]) == 3
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[0].startswith(f"the 1 roll from action {last} on matches the commitment")
+    assert captured.err.splitlines()[0].startswith(f"warning: dice.from is {last}: the first {last} rolls")
+    assert main(["verify", "--commitment", data["dice"]["commitment"], str(path)]) == 2
+    assert captured_line(capsys).startswith(f"dice.from: the record's commitment starts at action {last}")
+    # said explicitly, the late start is what the user expects: the rolls covered are checked
+    assert main(["verify", "--commitment", data["dice"]["commitment"], "--from", str(last), str(path)]) == 0
+    capsys.readouterr()
+    assert main(["verify", "--from", "0", str(path)]) == 2
+    assert captured_line(capsys).startswith(f"dice.from: the record's commitment starts at action {last}")
+    assert index < last
+
+
+def captured_line(capsys: pytest.CaptureFixture[str]) -> str:
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1, lines
+    return lines[0]
 
 
 def refused_text(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str) -> str:
@@ -384,9 +593,9 @@ def test_a_rematch_reveals_the_dice_of_the_game_it_replaces(client: TestClient) 
 
 
 def main_verifies(record: dict[str, Any]) -> bool:
-    return verify_rolls(record["dice"], [action["roll"] for action in record["actions"]]).rolls == len(
-        record["actions"]
-    )
+    return verify_rolls(
+        record["dice"], [action["roll"] for action in record["actions"]], record["players"]
+    ).rolls == len(record["actions"])
 
 
 def test_a_restarted_server_rolls_on_from_the_same_commitment(store_path: Path) -> None:
@@ -447,3 +656,68 @@ def test_a_game_given_up_before_it_started_takes_no_more_shares_and_never_starts
         assert error(host, {"type": "contribute", "value": "after-the-reveal"}) == "dice-revealed"
         assert error(host, {"type": "start"}) == "dice-revealed"
         assert not latest(host)["started"]
+
+
+def test_a_seat_given_away_before_the_start_takes_its_share_with_it(client: TestClient) -> None:
+    """Only the host and the seats players hold at the start contribute: a kicked
+    player's share leaves with them, the next player in that seat adds their own, and
+    seats changed after the start change nothing in the proof."""
+    created = create(client)
+    url = f"/ws/{created['id']}"
+    with (
+        client.websocket_connect(url) as host,
+        client.websocket_connect(url) as first,
+        client.websocket_connect(url) as second,
+    ):
+        for socket in (host, first, second):
+            expect(socket, "snapshot")
+        host.send_json({"type": "hello", "token": created["host_token"]})
+        expect(host, "welcome")
+        first.send_json({"type": "join", "colour": "blue", "name": "Ann"})
+        expect(first, "joined")
+        first.send_json({"type": "contribute", "value": "first-players-share"})
+        while latest(host)["dice"]["contributors"] != ["blue"]:
+            pass
+        assert latest(host)["dice"]["seated"] == ["blue"]
+        host.send_json({"type": "kick", "colour": "blue"})
+        game = latest(host)
+        while game["dice"]["seated"]:
+            game = latest(host)
+        assert game["dice"]["contributors"] == [] and game["dice"]["contributions"] == []
+        second.send_json({"type": "join", "colour": "blue", "name": "Bao"})
+        expect(second, "joined")
+        second.send_json({"type": "contribute", "value": "second-players-share"})
+        while latest(host)["dice"]["contributors"] != ["blue"]:
+            pass
+        host.send_json({"type": "start"})
+        while not latest(host)["started"]:
+            pass
+        host.send_json({"type": "seat", "colour": "blue", "kind": "bot", "bot": "heuristic"})
+        game = latest(host)
+        while game["seats"]["blue"]["kind"] != "bot":
+            game = latest(host)
+        assert game["dice"]["seated"] == ["blue"] and game["dice"]["contributions"] == ["second-players-share"]
+
+
+def test_a_game_stored_before_seats_were_named_loads_and_takes_shares(store_path: Path) -> None:
+    """A proof stored without `seated` (before it existed) is read with the contributing
+    colours as its seats, and the players seated now can still add their share."""
+    with network_client(store_path) as client:
+        created = create(client)
+        with client.websocket_connect(f"/ws/{created['id']}") as guest:
+            expect(guest, "snapshot")
+            guest.send_json({"type": "join", "colour": "blue", "name": "Bao"})
+            token = expect(guest, "joined")["token"]
+    store = SqliteStore(store_path)
+    stored = store.load(created["id"])
+    assert stored is not None
+    old = {key: value for key, value in stored.extra["dice"].items() if key != "seated"}
+    store.set_extra(created["id"], dict(stored.extra, dice=old))
+    store.close()
+    with network_client(store_path) as client, client.websocket_connect(f"/ws/{created['id']}") as guest:
+        expect(guest, "snapshot")
+        guest.send_json({"type": "hello", "token": token})
+        expect(guest, "welcome")
+        guest.send_json({"type": "contribute", "value": "share-after-upgrade"})
+        while latest(guest)["dice"]["contributors"] != ["blue"]:
+            pass

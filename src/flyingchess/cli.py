@@ -27,10 +27,23 @@ from .record import ActionError, Record, RecordError, canonical_state, loads_rec
 from .rules import DIE_FACES, PRESETS, Rules, RulesError
 
 EXIT_USAGE = 2
+EXIT_PARTIAL = 3
+"""`verify`: the rolls the commitment covers match, but it covers only the later ones."""
 
 
 class CommandError(Exception):
     """A user error: printed as one line, exit status 2."""
+
+
+def _whole_number(text: str) -> int:
+    """argparse's type for a count from 0 (its error reads "argument --from: ...")."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a whole number 0 or more, not {text[:20]!r}")
+    return value
 
 
 class _Parser(argparse.ArgumentParser):
@@ -109,23 +122,46 @@ def command_replay(args: argparse.Namespace) -> int:
 
 
 def command_verify(args: argparse.Namespace) -> int:
-    """Recompute every committed roll of a network game's record (docs/records.md §6)."""
-    from .fair_dice import ProofError, verify_rolls
+    """Recompute every committed roll of a network game's record (docs/records.md §6).
+    Exit 0: every roll is covered and matches; 2: refused; 3: the rolls covered match,
+    but the record's commitment starts after action 0 and nobody said it should."""
+    from .fair_dice import ProofError, valid_contribution, verify_rolls
 
+    shown = args.commitment
+    if shown is not None and not (16 <= len(shown) <= 64 and all(c in "0123456789abcdefABCDEF" for c in shown)):
+        raise CommandError("--commitment: give the commitment's 64 hexadecimal digits (or at least the first 16)")
+    if args.share is not None and not valid_contribution(args.share):
+        raise CommandError("--share: give your page's share as it showed it (8 to 64 letters, digits, '-' or '_')")
     record = _read_record(args.record)
     try:
         rolls = [step.roll for step in record.steps()]
     except ActionError as error:
         raise CommandError(str(error)) from None
-    shown = args.commitment
-    if shown is not None and not (16 <= len(shown) <= 64 and all(c in "0123456789abcdefABCDEF" for c in shown)):
-        raise CommandError("--commitment: give the commitment's 64 hexadecimal digits (or at least the first 16)")
     try:
-        verified = verify_rolls(record.extra.get("dice"), rolls, shown)
+        verified = verify_rolls(
+            record.extra.get("dice"),
+            rolls,
+            record.players,
+            seats=record.extra.get("seats"),
+            commitment=shown,
+            first=args.first,
+            share=args.share,
+        )
     except ProofError as error:
         raise CommandError(str(error)) from None
     print(verified.summary())
-    return 0
+    for line in verified.details():
+        print(line)
+    if verified.complete:
+        return 0
+    sys.stdout.flush()
+    for warning in verified.warnings():
+        sys.stderr.write(f"warning: {warning}\n")
+    if verified.unchecked_start:
+        sys.stderr.write(
+            f"(if your page showed this commitment from action {verified.first} on: --from {verified.first})\n"
+        )
+    return EXIT_PARTIAL
 
 
 def command_analyse(args: argparse.Namespace) -> int:
@@ -699,6 +735,14 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument(
         "--commitment", metavar="HEX", help="the commitment the page showed before the game (at least 16 digits)"
     )
+    verify.add_argument(
+        "--from",
+        dest="first",
+        metavar="N",
+        type=_whole_number,
+        help="the action the commitment you were shown starts at (0 unless the page said otherwise)",
+    )
+    verify.add_argument("--share", metavar="VALUE", help="your page's share: it must be in the record")
     verify.add_argument("record", help="record file, or - for standard input")
     verify.set_defaults(handler=command_verify)
 

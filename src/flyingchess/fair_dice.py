@@ -34,6 +34,8 @@ ACCEPT_BELOW: Final = 252
 CONTRIBUTION: Final = re.compile(r"[A-Za-z0-9_-]{8,64}")
 """What a page may contribute: 8 to 64 letters, digits, '-' or '_' (base64url)."""
 MAX_CONTRIBUTIONS: Final = 16
+HOST: Final = "host"
+"""The contributor name of the page that created the game (it plays the seats on its own device)."""
 HEX64: Final = re.compile(r"[0-9a-f]{64}")
 
 
@@ -83,18 +85,42 @@ class DiceProof:
     starts a new commitment for the rolls still to come."""
     contributions: tuple[str, ...] = ()
     contributors: tuple[str, ...] = ()
-    """Who sent each contribution ("host" or a colour): one each, so the server cannot
-    slip in contributions of its own to choose among nonces unseen."""
+    """Who sent each contribution: "host" or a colour of `seated`, each once, so the
+    server cannot slip in contributions of its own to choose among nonces unseen."""
+    seated: tuple[str, ...] = ()
+    """The colours whose seats players held from their own devices when the game
+    started (until then: as they are now). Only they, and the host, contribute."""
     revealed: bool = False
     """The seed was revealed before the game ended (a rematch began): no more rolls."""
 
     @classmethod
-    def new(cls, first: int = 0) -> DiceProof:
+    def new(cls, first: int = 0, seated: Sequence[str] = ()) -> DiceProof:
         seed = new_seed()
-        return cls(commitment_of(seed), seed, first)
+        return cls(commitment_of(seed), seed, first, seated=tuple(seated))
 
     def with_contribution(self, by: str, text: str) -> DiceProof:
+        """The proof with one more page's share; ProofError for a share the rules of
+        docs/records.md §6 refuse (the server checks with its own words first)."""
+        if by != HOST and by not in self.seated:
+            raise ProofError(f"dice.contributors: {by!r} is neither the host nor a seat held by a player")
+        if by in self.contributors:
+            raise ProofError(f"dice.contributors: {by!r} has contributed already")
+        if len(self.contributions) >= MAX_CONTRIBUTIONS:
+            raise ProofError(f"dice.contributions: at most {MAX_CONTRIBUTIONS}")
+        if not valid_contribution(text):
+            raise ProofError("dice.contributions: must be 8 to 64 letters, digits, '-' or '_'")
         return replace(self, contributions=(*self.contributions, text), contributors=(*self.contributors, by))
+
+    def with_seated(self, seated: Sequence[str]) -> DiceProof:
+        """Before the start, the seats players hold now: a seat given away takes its
+        share with it (the next player to sit there sends one of their own)."""
+        kept = [(text, by) for text, by in zip(self.contributions, self.contributors) if by == HOST or by in seated]
+        return replace(
+            self,
+            seated=tuple(seated),
+            contributions=tuple(text for text, _ in kept),
+            contributors=tuple(by for _, by in kept),
+        )
 
     def roll(self, index: int) -> int:
         """The die of the game's roll number `index` (needs the seed)."""
@@ -118,6 +144,7 @@ class DiceProof:
             "scheme": SCHEME,
             "commitment": self.commitment,
             "from": self.first,
+            "seated": list(self.seated),
             "contributions": list(self.contributions),
             "contributors": list(self.contributors),
         }
@@ -131,15 +158,18 @@ class DiceProof:
 
     @classmethod
     def from_stored(cls, data: Any) -> DiceProof:
+        if isinstance(data, dict) and "seated" not in data:  # stored before seats were named
+            data = dict(data, seated=[by for by in data.get("contributors", []) if by != HOST])
         proof = parse_proof(data)
         if proof.seed is None:
             raise ProofError("dice.seed: missing from the stored game")
         return replace(proof, revealed=data.get("revealed") is True)
 
 
-def parse_proof(data: Any) -> DiceProof:
+def parse_proof(data: Any, players: Sequence[str] | None = None) -> DiceProof:
     """A record's `dice` field, checked field by field (the seed may be absent: a record
-    saved before the game ended). ProofError names the first field that is wrong."""
+    saved before the game ended); with `players`, the seats it names must be theirs.
+    ProofError names the first field that is wrong."""
     if not isinstance(data, dict):
         raise ProofError("dice: must be an object")
     if data.get("scheme") != SCHEME:
@@ -152,6 +182,7 @@ def parse_proof(data: Any) -> DiceProof:
     first = data.get("from", 0)
     if isinstance(first, bool) or not isinstance(first, int) or first < 0:
         raise ProofError("dice.from: must be a whole number 0 or more (the first roll committed)")
+    seated = _parse_seated(data.get("seated", []), players)
     contributions = data.get("contributions")
     if not isinstance(contributions, list):
         raise ProofError("dice.contributions: must be a list of strings")
@@ -160,14 +191,7 @@ def parse_proof(data: Any) -> DiceProof:
     for index, text in enumerate(contributions):
         if not valid_contribution(text):
             raise ProofError(f"dice.contributions[{index}]: must be 8 to 64 letters, digits, '-' or '_'")
-    contributors = data.get("contributors", [])
-    if (
-        not isinstance(contributors, list)
-        or len(contributors) != len(contributions)
-        or not all(isinstance(who, str) and 0 < len(who) <= 16 for who in contributors)
-        or len(set(contributors)) != len(contributors)
-    ):
-        raise ProofError("dice.contributors: must name who sent each contribution, each once")
+    contributors = _parse_contributors(data.get("contributors", []), len(contributions), seated)
     seed_text = data.get("seed")
     seed = None
     if seed_text is not None:
@@ -176,46 +200,165 @@ def parse_proof(data: Any) -> DiceProof:
         seed = bytes.fromhex(seed_text)
         if commitment_of(seed) != commitment:
             raise ProofError("dice.seed: does not match dice.commitment (its SHA-256 differs)")
-    return DiceProof(commitment, seed, first, tuple(contributions), tuple(contributors))
+    return DiceProof(commitment, seed, first, tuple(contributions), contributors, seated)
+
+
+def _parse_seated(seated: Any, players: Sequence[str] | None) -> tuple[str, ...]:
+    if not isinstance(seated, list) or not all(isinstance(colour, str) and colour for colour in seated):
+        raise ProofError("dice.seated: must list the colours of the seats players held")
+    for index, colour in enumerate(seated):
+        if players is not None and colour not in players:
+            raise ProofError(f"dice.seated[{index}]: {colour[:16]!r} does not play in this game")
+        if colour in seated[:index]:
+            raise ProofError(f"dice.seated[{index}]: {colour[:16]!r} is listed twice")
+    return tuple(seated)
+
+
+def _parse_contributors(contributors: Any, count: int, seated: tuple[str, ...]) -> tuple[str, ...]:
+    """One name for each contribution: the host, or a seat a player held, each once."""
+    if not isinstance(contributors, list) or len(contributors) != count:
+        raise ProofError("dice.contributors: must name who sent each contribution, one name each")
+    for index, who in enumerate(contributors):
+        if not isinstance(who, str):
+            raise ProofError(f'dice.contributors[{index}]: must be "host" or a colour')
+        if who != HOST and who not in seated:
+            raise ProofError(
+                f"dice.contributors[{index}]: {who[:16]!r} is neither the host nor a seat held by a player (dice.seated)"
+            )
+        if who in contributors[:index]:
+            raise ProofError(f"dice.contributors[{index}]: {who[:16]!r} contributed twice (one share each)")
+    return tuple(contributors)
+
+
+def _rolls(count: int) -> str:
+    return "1 roll" if count == 1 else f"{count} rolls"
 
 
 @dataclass(frozen=True)
 class Verified:
+    """What a proof was found to cover (every roll it covers matched)."""
+
     rolls: int
-    """How many rolls the proof covers (all of them matched)."""
+    """How many rolls the proof covers."""
     first: int
     """The first roll covered: rolls before it were made before the commitment."""
+    contributors: tuple[str, ...] = ()
+    share_by: str | None = None
+    """Who sent the share the caller asked about (when it asked)."""
+    unchecked_start: bool = False
+    """The rolls before `first` are not covered, and the caller did not say it expected
+    that: a record whose early rolls were changed could hide behind a raised `from`."""
+    not_players: tuple[tuple[str, str], ...] = ()
+    """(colour, kind) for each contributing seat the record's `seats` show played by
+    someone other than a player (a bot, the host's device): only the record's word
+    says a player held it when the game started."""
+
+    @property
+    def complete(self) -> bool:
+        """Nothing the record claims was left unchecked (else see `warnings`)."""
+        return not self.warnings()
 
     def summary(self) -> str:
+        covered, verb = ("the 1 roll", "matches") if self.rolls == 1 else (f"all {self.rolls} rolls", "match")
         if self.first == 0:
-            return f"all {self.rolls} rolls match the commitment"
-        return (
-            f"all {self.rolls} rolls from action {self.first} on match the commitment"
-            f" (the {self.first} before it were rolled before the game was committed)"
-        )
+            return f"{covered} {verb} the commitment"
+        before = "the one before it was" if self.first == 1 else f"the {self.first} before it were"
+        return f"{covered} from action {self.first} on {verb} the commitment ({before} rolled before the game was committed)"
+
+    def details(self) -> list[str]:
+        """Who contributed, and where the caller's own share was found."""
+        lines = [f"shares from: {', '.join(self.contributors) if self.contributors else 'nobody'}"]
+        if self.share_by is not None:
+            lines.append(f"your share is in the record (sent as {self.share_by})")
+        return lines
+
+    def warnings(self) -> list[str]:
+        """What the record asks to be taken on its word, one line each."""
+        lines = []
+        if self.unchecked_start:
+            lines.append(
+                f"dice.from is {self.first}: the first {_rolls(self.first)} of the record are not covered by this"
+                " commitment and were not checked (a game played on the network from its start is committed from"
+                " action 0)"
+            )
+        for colour, kind in self.not_players:
+            lines.append(
+                f"{colour} contributed as a player's seat, but the record's seats show it played by {kind}:"
+                " make sure a player held it when the game started"
+            )
+        return lines
 
 
-def verify_rolls(proof_data: Any, rolls: Sequence[int], expected_commitment: str | None = None) -> Verified:
-    """Check a record's rolls (in order, one per action) against its `dice` field, and
-    its commitment against the one a player was shown (the whole SHA-256, or at least
-    its first 16 digits), if given. ProofError names the field, or the first action
-    whose roll differs."""
+def verify_rolls(
+    proof_data: Any,
+    rolls: Sequence[int],
+    players: Sequence[str],
+    *,
+    seats: Any = None,
+    commitment: str | None = None,
+    first: int | None = None,
+    share: str | None = None,
+) -> Verified:
+    """Check a record's rolls (in order, one per action) against its `dice` field.
+
+    What the player knows independently of the record holds it further: `commitment`
+    (what the page showed: the whole SHA-256 or at least its first 16 digits), `first`
+    (the action that commitment starts at; 0 when a commitment is given without it,
+    since a game played on the network from its start commits from its first roll) and
+    `share` (the player's own contribution, which must be in the record). `seats` (the
+    record's) are compared with the seats the proof says players held. ProofError names
+    the field, or the first action whose roll differs; what only the record vouches for
+    comes back as the result's `warnings()`."""
     if proof_data is None:
         raise ProofError("dice: this record carries no dice proof (a local game, or a record from another tool)")
-    proof = parse_proof(proof_data)
+    proof = parse_proof(proof_data, players)
     if proof.seed is None:
         raise ProofError("dice.seed: missing (the seed is revealed when the game ends)")
     if proof.first > len(rolls):
         raise ProofError(f"dice.from: {proof.first} is past the record's {len(rolls)} actions")
     if proof.first == len(rolls) and rolls:
-        raise ProofError(f"dice.from: the commitment covers none of the record's {len(rolls)} rolls")
-    if expected_commitment is not None and not proof.commitment.startswith(expected_commitment.lower()):
+        raise ProofError(f"dice.from: the commitment covers none of the record's {_rolls(len(rolls))}")
+    if commitment is not None and not proof.commitment.startswith(commitment.lower()):
         raise ProofError(
-            f"dice.commitment: {proof.commitment[:16]}... is not the commitment you were shown ({expected_commitment[:16]}...)"
+            f"dice.commitment: {proof.commitment[:16]}... is not the commitment you were shown ({commitment[:16]}...)"
         )
+    expected_first = first if first is not None else 0 if commitment is not None else None
+    if expected_first is not None and proof.first != expected_first:
+        raise ProofError(
+            f"dice.from: the record's commitment starts at action {proof.first}, the one you were shown at action"
+            f" {expected_first}" + (f" (the rolls before {proof.first} would go unchecked)" if proof.first else "")
+        )
+    share_by = None
+    if share is not None:
+        if share not in proof.contributions:
+            raise ProofError(f"dice.contributions: your share {share[:12]}... is not in the record")
+        share_by = proof.contributors[proof.contributions.index(share)]
     derived = proof.rolls(proof.first, len(rolls) - proof.first)
     for offset, (recorded, expected) in enumerate(zip(rolls[proof.first :], derived)):
         if recorded != expected:
             index = proof.first + offset
             raise ProofError(f"action {index}: rolled {recorded}, but the committed dice give {expected}")
-    return Verified(len(derived), proof.first)
+    return Verified(
+        len(derived),
+        proof.first,
+        proof.contributors,
+        share_by,
+        unchecked_start=proof.first > 0 and expected_first is None,
+        not_players=_not_players(proof, seats),
+    )
+
+
+def _not_players(proof: DiceProof, seats: Any) -> tuple[tuple[str, str], ...]:
+    """Contributing seats that the record's `seats` (when it has them) show played by
+    someone other than a player. A host may give a seat away during play, so this is a
+    warning, not a refusal."""
+    if not isinstance(seats, dict):
+        return ()
+    out = []
+    for colour in proof.contributors:
+        seat = seats.get(colour)
+        kind = seat.get("kind") if isinstance(seat, dict) else None
+        if colour != HOST and kind != "player":
+            shown = {"bot": "a bot", "human": "the host's device", "open": "nobody"}.get(str(kind), "nobody known")
+            out.append((colour, shown))
+    return tuple(out)

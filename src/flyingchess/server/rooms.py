@@ -25,7 +25,7 @@ from typing import Any, Final, Protocol, cast
 
 from ..bots import Bot, make_bot, playable, seat_chooser
 from ..events import Bounced, Captured, Event, Flew, Jumped
-from ..fair_dice import MAX_CONTRIBUTIONS, DiceProof
+from ..fair_dice import MAX_CONTRIBUTIONS, DiceProof, ProofError
 from ..game import (
     IllegalMoveError,
     State,
@@ -420,7 +420,11 @@ class Room:
                 raise ProtocolError("already-contributed", "this seat has already contributed to the dice")
             if len(proof.contributions) >= MAX_CONTRIBUTIONS:
                 raise ProtocolError("already-contributed", "the dice have all the contributions they take")
-            await self.session.write_proof(proof.with_contribution(who, value))
+            try:  # the proof checks it once more: only the host and the seats players hold now
+                updated = proof.with_seated(self.seats.held_by_players()).with_contribution(who, value)
+            except ProofError as refused:
+                raise ProtocolError("not-your-seat", str(refused)) from None
+            await self.session.write_proof(updated)
             await self._broadcast([])
 
     async def reveal_dice(self) -> None:
@@ -814,7 +818,8 @@ class Rooms:
         started = not any(seat["kind"] == "open" for seat in seats.values())
         extra = dict(extra or {})
         if not started:  # players will join from other devices: dice they can check
-            extra["dice"] = DiceProof.new(first=len(actions)).stored()
+            seated = tuple(colour for colour, seat in seats.items() if seat["kind"] == "player")
+            extra["dice"] = DiceProof.new(first=len(actions), seated=seated).stored()
         stored = StoredGame(
             secrets.token_urlsafe(9),
             now,

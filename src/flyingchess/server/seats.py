@@ -146,6 +146,11 @@ class Seats(Mapping[str, Seat]):
         """A rematch keeps the host's and the bots' seats and opens the players' again."""
         return Seats({c: OPEN if s.kind == "player" else s for c, s in self._seats.items()})
 
+    def held_by_players(self) -> tuple[str, ...]:
+        """The colours players hold from their own devices, in the players' order: the
+        seats whose pages contribute to committed dice (with the host's)."""
+        return tuple(colour for colour, seat in self._seats.items() if seat.kind == "player")
+
     @property
     def any_open(self) -> bool:
         return any(seat.kind == "open" for seat in self._seats.values())

@@ -120,10 +120,20 @@ class GameSession:
             raise ProtocolError("reconnecting", MOVED_AWAY) from None
 
     async def write_seats(self, seats: Seats, started: bool) -> None:
-        """Store new seats, then adopt them (a failed write leaves the old ones)."""
-        self.updated = await self._fenced(self.store.set_seats(self.id, seats.to_json(), started, epoch=self.epoch))
+        """Store new seats, then adopt them (a failed write leaves the old ones). Until
+        the game has started, the dice proof follows who holds the seats (docs/records.md
+        §6): stored in the same write, so seats and proof never disagree."""
+        proof = self.proof
+        if proof is not None and not self.started:
+            proof = proof.with_seated(seats.held_by_players())
+        extra = dict(self.extra, dice=proof.stored()) if proof is not None and proof != self.proof else None
+        self.updated = await self._fenced(
+            self.store.set_seats(self.id, seats.to_json(), started, epoch=self.epoch, extra=extra)
+        )
         self.seats = seats
         self.started = started
+        if extra is not None:
+            self.extra, self.proof = extra, proof
 
     async def hold_roll(self, value: int, rolled: State) -> None:
         """A person rolled and has a move to choose: the die is stored before it is shown."""

@@ -364,17 +364,23 @@ class SqlStore:
 
     @_write
     def set_seats(
-        self, sql: Sql, game_id: str, seats: dict[str, Any], started: bool = True, epoch: int | None = None
+        self,
+        sql: Sql,
+        game_id: str,
+        seats: dict[str, Any],
+        started: bool = True,
+        epoch: int | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> float:
+        """New seats, and with them (in the same write) the game's other fields when they
+        change too: a seat given away before the start changes the dice proof."""
         shared, open_seats = seat_counts(seats)
         now = time.time()
-        self._update_game(
-            sql,
-            game_id,
-            "seats = ?, started = ?, shared = ?, open_seats = ?, updated = ?",
-            (json.dumps(seats), int(started), int(shared), open_seats, now),
-            epoch,
-        )
+        assignments = "seats = ?, started = ?, shared = ?, open_seats = ?, updated = ?"
+        values: tuple[Any, ...] = (json.dumps(seats), int(started), int(shared), open_seats, now)
+        if extra is not None:
+            assignments, values = assignments + ", extra = ?", (*values, json.dumps(extra))
+        self._update_game(sql, game_id, assignments, values, epoch)
         return now
 
     @_write

@@ -25,22 +25,45 @@ const SEEN_KEPT = 100;
 
 function readSeen() { return readByGame(SEEN_KEY); }
 
-/** What this browser saw of a game's dice before it started: {commitment, from, shares}. */
+/** What this browser saw of a game's dice: {commitment, from, shares: [{value, by}], seated}. */
 export function seenDice(gameId) {
   const entry = readSeen()[gameId];
   return entry && typeof entry.commitment === "string" ? entry : null;
 }
 
-/** Remember the commitment shown before the start (and each share this page sent: one
- * of them must be in the record, the one the server took). */
-export function rememberDice(gameId, dice, share = null) {
+/** Colours a snapshot shows held by players who joined from their own devices. */
+function playerSeats(seats) {
+  return Object.entries(seats || {}).filter(([, seat]) => seat && seat.kind === "player").map(([colour]) => colour);
+}
+
+/**
+ * Remember what this page was shown of a game's dice: the first commitment (and the
+ * action it starts at), every colour it saw held by a player, and each share it sent
+ * with the name it sent it as ("host" or its colour). The check holds the record to them.
+ * @param {string} gameId
+ * @param {{commitment: string, from?: number}} dice
+ * @param {{seats?: object, share?: {value: string, by: string} | null}} [seen]
+ */
+export function rememberDice(gameId, dice, { seats = null, share = null } = {}) {
   const all = readSeen();
   const old = all[gameId];
   if (old && old.commitment !== dice.commitment) return;  // the first one seen is the one that counts
   const shares = Array.isArray(old && old.shares) ? old.shares.slice(-8) : [];
   if (share) shares.push(share);
-  all[gameId] = { commitment: dice.commitment, from: dice.from, shares, at: Date.now() };
+  const seated = new Set(Array.isArray(old && old.seated) ? old.seated : []);
+  for (const colour of playerSeats(seats)) seated.add(colour);
+  const entry = { commitment: dice.commitment, from: old ? old.from : (dice.from ?? 0), shares, seated: [...seated], at: Date.now() };
+  if (old && JSON.stringify({ ...old, at: 0 }) === JSON.stringify({ ...entry, at: 0 })) return;  // nothing new
+  all[gameId] = entry;
   writeByGame(SEEN_KEY, all, SEEN_KEPT);
+}
+
+/** The share this page sent to a game's dice, or null. */
+export function myShare(gameId) {
+  const seen = seenDice(gameId);
+  const shares = seen && Array.isArray(seen.shares) ? seen.shares : [];
+  const last = shares[shares.length - 1];
+  return last ? (typeof last === "string" ? last : last.value) : null;
 }
 
 /** A random share for the dice: 32 base64url characters (24 bytes from the OS). */
@@ -174,20 +197,27 @@ export async function deriveRolls(seedHex, contributions, first, count, use = ha
 export async function verifyRecord(record, use = hasher(), seen = null) {
   const proof = record && record.dice;
   const actions = record && Array.isArray(record.actions) ? record.actions : [];
+  const players = record && Array.isArray(record.players) ? record.players : [];
   if (!proof || typeof proof !== "object") return { ok: false, key: "dice.no-proof" };
   const bad = (field) => ({ ok: false, key: "dice.malformed", params: { field } });
   if (proof.scheme !== SCHEME) return bad("scheme");
   if (typeof proof.commitment !== "string" || !HEX64.test(proof.commitment)) return bad("commitment");
   const first = proof.from === undefined ? 0 : proof.from;
   if (!Number.isInteger(first) || first < 0 || first > actions.length) return bad("from");
+  const seated = proof.seated === undefined ? [] : proof.seated;
+  if (!Array.isArray(seated) || new Set(seated).size !== seated.length || !seated.every((c) => players.includes(c))) return bad("seated");
   const shares = proof.contributions;
   if (!Array.isArray(shares) || shares.length > MAX_CONTRIBUTIONS || !shares.every((c) => typeof c === "string" && CONTRIBUTION.test(c))) return bad("contributions");
+  // each share from the host or a seat a player held, one each: no name of the server's own
   const who = proof.contributors === undefined ? [] : proof.contributors;
-  if (!Array.isArray(who) || who.length !== shares.length || new Set(who).size !== who.length || !who.every((w) => typeof w === "string")) return bad("contributors");
+  if (!Array.isArray(who) || who.length !== shares.length || new Set(who).size !== who.length || !who.every((w) => w === "host" || seated.includes(w))) return bad("contributors");
   if (seen) {
     if (seen.commitment !== proof.commitment || (seen.from ?? 0) !== first) return { ok: false, key: "dice.not-seen" };
+    const stranger = Array.isArray(seen.seated) ? who.find((w) => w !== "host" && !seen.seated.includes(w)) : undefined;
+    if (stranger !== undefined) return { ok: false, key: "dice.unseen-contributor", params: { colour: t(`colour.${stranger}`) } };
     const mine = Array.isArray(seen.shares) ? seen.shares : [];
-    if (mine.length && !mine.some((share) => shares.includes(share))) return { ok: false, key: "dice.share-missing" };
+    const filed = (share) => typeof share === "string" ? shares.includes(share) : who[shares.indexOf(share.value)] === share.by;
+    if (mine.length && !mine.some(filed)) return { ok: false, key: "dice.share-missing" };
   }
   if (proof.seed === undefined || proof.seed === null) return { ok: false, key: "dice.secret-hidden" };
   if (typeof proof.seed !== "string" || !HEX64.test(proof.seed)) return bad("seed");
@@ -219,12 +249,13 @@ export function makeDiceCard({ gameId, fetchRecord }) {
   const lead = h("p", { class: "dice-lead" });
   const fingerprint = h("code", { class: "dice-fingerprint", "data-testid": "dice-commitment" });
   const status = h("p", { class: "dice-status", "data-testid": "dice-status" });
+  const shareLine = h("p", { class: "dice-share", "data-testid": "dice-share", hidden: true });
   const result = h("p", { class: "dice-result", "data-testid": "dice-result", "aria-live": "polite", hidden: true });
   const button = h("button", { class: "btn btn-small", type: "button", "data-testid": "verify-dice", hidden: true, onclick: () => verify() });
   const why = h("summary", {});
   const explain = h("p", { class: "dice-explain" });
   const card = h("div", { class: "card dice-card", "data-testid": "dice-card", hidden: true },
-    title, lead, fingerprint, status, h("div", { class: "dice-actions" }, button), result, h("details", { class: "dice-why" }, why, explain));
+    title, lead, fingerprint, status, shareLine, h("div", { class: "dice-actions" }, button), result, h("details", { class: "dice-why" }, why, explain));
   let dice = null;
   let over = false;
   let last = null;  // the last verification's outcome, kept across a language change
@@ -240,10 +271,17 @@ export function makeDiceCard({ gameId, fetchRecord }) {
     fingerprint.title = dice.commitment;
     const shares = Array.isArray(dice.contributors) ? dice.contributors.length : 0;
     const parts = [t("dice.shares", { n: shares })];
+    if (dice.from) parts.push(t("dice.from-action", { from: dice.from }));
     if (!dice.seed) parts.push(t("dice.secret-hidden"));
     else parts.push(over ? t("dice.revealed") : t("dice.abandoned"));
     status.textContent = parts.join(" ");
-    if (!snap.started) rememberDice(gameId, dice);  // the commitment to hold the record to
+    rememberDice(gameId, dice, { seats: snap.seats });  // what to hold the record to
+    const mine = myShare(gameId);
+    shareLine.hidden = !mine;
+    if (mine) {
+      const code = h("code", { class: "dice-share-value" }, mine);
+      shareLine.replaceChildren(t("dice.your-share"), " ", code);
+    }
     button.hidden = !dice.seed;
     button.textContent = t("dice.verify");
     why.textContent = t("dice.why");

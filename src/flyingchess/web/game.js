@@ -654,7 +654,7 @@ export function mountGame(root, app, gameId) {
     if (contributing) return;
     const share = newContribution();
     contributing = socket.send({ type: "contribute", value: share });
-    if (contributing) rememberDice(gameId, snap.dice, share);  // checked to be in the record at the end
+    if (contributing) rememberDice(gameId, snap.dice, { seats: snap.seats, share: { value: share, by: key } });  // checked to be in the record at the end
   }
 
   async function fetchRecord() {
