@@ -371,6 +371,11 @@ def test_simulate_plot_is_checked_before_the_games(tmp_path: Path) -> None:
     assert_refused(result, "--plot: ")
     assert "does not exist" in result.stderr
     assert_refused(run_guarded(*simulate, "--plot", str(tmp_path)), "--plot: ")
+    # the format comes from the extension: one matplotlib cannot write, or none, is refused first
+    assert_refused(run_guarded(*simulate, "--plot", str(tmp_path / "rates.xyz")), "--plot: ")
+    assert ".xyz is not an image format" in run_guarded(*simulate, "--plot", str(tmp_path / "rates.xyz")).stderr
+    assert_refused(run_guarded(*simulate, "--plot", str(tmp_path / "rates")), "--plot: ")
+    assert "has no extension" in run_guarded(*simulate, "--plot", str(tmp_path / "rates")).stderr
     plot = tmp_path / "rates.png"
     result = run_guarded(*simulate, "--plot", str(plot), missing=("matplotlib",))
     assert_refused(result, "--plot needs matplotlib: pip install 'flyingchess[sim]'")
@@ -405,3 +410,36 @@ def test_without_numpy_the_network_bots_are_listed_with_their_extra_and_others_s
     assert_refused(run_guarded("demo", "--bots", "learner", missing=("numpy",)), "unknown bot 'learner'")
     played = run_guarded("choose", "--bot", "heuristic", "--roll", "6", "-", missing=("numpy",), stdin=record())
     assert played.returncode == 0 and played.stdout.strip() == "0"
+
+
+@pytest.mark.slow
+@pytest.mark.server
+def test_play_on_a_machine_without_a_browser_says_so_after_the_address(tmp_path: Path) -> None:
+    """No DISPLAY, no BROWSER and nothing on PATH that can show a page (a server over
+    SSH): `play` prints the address, then says to open it elsewhere, and keeps serving."""
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    environment = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER", "PATH", "TERM")
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "flyingchess", "play", "--port", "0", "--data", str(tmp_path / "data")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment | {"PATH": str(empty)},
+    )
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline()
+        assert first.startswith("flyingchess is running at http://127.0.0.1:"), first
+        address = first.split()[4]
+        assert process.stdout.readline().strip() == (
+            f"no web browser found on this machine: open {address} in a browser yourself"
+        )
+        assert process.poll() is None  # still serving
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

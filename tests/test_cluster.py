@@ -373,7 +373,9 @@ def test_behind_nginx_pages_reach_any_process_and_survive_one_dying(cluster: Clu
 
 
 def test_an_unreachable_redis_is_one_line_and_status_2(tmp_path: Path) -> None:
-    finished = refused_start(tmp_path, "--redis", f"redis://127.0.0.1:{free_port()}/0")
+    finished = refused_start(
+        tmp_path, "--database", "postgresql://127.0.0.1:1/none", "--redis", f"redis://127.0.0.1:{free_port()}/0"
+    )
     assert finished.returncode == 2 and len(finished.stderr.strip().splitlines()) == 1
     assert finished.stderr.startswith("flyingchess: cannot reach Redis at redis://127.0.0.1:")
 

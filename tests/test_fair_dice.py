@@ -508,7 +508,9 @@ def test_a_raised_from_over_a_changed_early_roll_is_never_a_plain_success(
     assert main(["verify", str(path)]) == 3
     captured = capsys.readouterr()
     assert captured.out.splitlines()[0].startswith(f"the 1 roll from action {last} on matches the commitment")
-    assert captured.err.splitlines()[0].startswith(f"warning: dice.from is {last}: the first {last} rolls")
+    assert captured.err.splitlines()[0].startswith(
+        f"warning: dice.from is {last}: the record's rolls before action {last} are not"
+    )
     assert main(["verify", "--commitment", data["dice"]["commitment"], str(path)]) == 2
     assert captured_line(capsys).startswith(f"dice.from: the record's commitment starts at action {last}")
     # said explicitly, the late start is what the user expects: the rolls covered are checked

@@ -521,10 +521,34 @@ def test_a_public_url_is_what_invites_use_and_a_bad_one_is_refused(db: Path) -> 
             parse_public_url(bad)
 
 
-def test_serve_refuses_a_bad_public_url_in_one_line(tmp_path: Path) -> None:
-    finished = refused_start(tmp_path, "--public-url", "ftp://x")
-    assert finished.returncode == 2 and len(finished.stderr.strip().splitlines()) == 1
-    assert "--public-url" in finished.stderr and "Traceback" not in finished.stderr
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        (["--public-url", "ftp://x"], "--public-url 'ftp://x' must look like"),
+        (["--trusted-proxy", "banana"], "--trusted-proxy: 'banana' does not appear to be an IPv4 or IPv6 network"),
+        (["--allowed-host", "a b"], "--allowed-host 'a b' is not a host name"),
+        (["--allowed-host", "games.example.org:8080"], "--allowed-host 'games.example.org:8080' is not a host name"),
+        (["--allowed-host", "https://games.example.org"], "is not a host name"),
+        (["--redis", "redis://127.0.0.1:1/0"], "--redis shares rooms between server processes over one database"),
+    ],
+)
+def test_serve_refuses_an_option_that_cannot_work_in_one_line_before_it_says_it_runs(
+    tmp_path: Path, options: list[str], words: str
+) -> None:
+    finished = refused_start(tmp_path, *options)
+    assert finished.returncode == 2 and finished.stderr.strip().splitlines() == [finished.stderr.strip()]
+    assert words in finished.stderr and "Traceback" not in finished.stderr
+    assert finished.stdout == ""  # never "flyingchess is running at ..." first
+
+
+def test_allowed_hosts_take_names_patterns_and_addresses() -> None:
+    from flyingchess.server.run import OptionError, parse_allowed_host
+
+    for good in ("games.example.org", "*.example.org", "*", "Games.Example.org.", "10.0.0.7", "[::1]", "localhost"):
+        assert parse_allowed_host(good) == good.lower().rstrip(".")
+    for bad in ("", "a b", "-bad.org", "x.org:80", "http://x.org", "x..org", "*.", "é.org", "*.[::1]"):
+        with pytest.raises(OptionError):
+            parse_allowed_host(bad)
 
 
 def test_a_room_takes_only_so_many_watchers(db: Path) -> None:

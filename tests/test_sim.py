@@ -118,13 +118,27 @@ def test_simulate_cli_json_and_plot(tmp_path: Path) -> None:
 
 def test_simulate_and_tournament_reject_bad_arguments() -> None:
     for args in (
-        ["simulate", "--bots", "heuristic"],
+        ["simulate", "--bots", "heuristic,random,random,random,random"],
         ["simulate", "--bots", "heuristic,ghost"],
         ["simulate", "--bots", "random,random", "--rules", "nope"],
         ["tournament", "--bots", "random"],
     ):
         result = run(*args)
         assert result.returncode == 2 and len(result.stderr.splitlines()) == 1, result.stderr
+
+
+def test_demo_and_simulate_read_one_bot_name_alike_every_seat_plays_it() -> None:
+    simulated = run("simulate", "--bots", "random", "--games", "5", "--jobs", "1", "--json")
+    assert simulated.returncode == 0, simulated.stderr
+    data = json.loads(simulated.stdout)
+    assert list(data["bots"]) == ["random"] and data["bots"]["random"]["games"] == 20  # 5 games, 4 seats each
+    demo = run("demo", "--bots", "random")
+    assert demo.stdout.splitlines()[0].startswith(
+        "flyingchess demo: red (random), yellow (random), blue (random), green (random)"
+    )
+    for command in ("demo", "simulate"):
+        refused = run(command, "--bots", "random,random,random,random,random")
+        assert refused.returncode == 2 and refused.stderr.startswith("--bots: name one bot for every seat")
 
 
 def test_tournament_rates_heuristic_above_random() -> None:

@@ -21,10 +21,11 @@ from typing import Any, NoReturn, TextIO
 from . import __version__
 from .bots import BOTS, bot_listing, bot_names, make_bot, seat_chooser
 from .bots.levels import LEVELS, resolve
-from .events import Event, Rolled
+from .events import Event, Rolled, Stepped
 from .game import GameSetupError, Turn, new_game, play_out, random_playout, roll
 from .record import ActionError, Record, RecordError, canonical_state, loads_record
 from .rules import DIE_FACES, PRESETS, Rules, RulesError
+from .text import counted
 
 EXIT_USAGE = 2
 EXIT_PARTIAL = 3
@@ -180,13 +181,13 @@ def command_analyse(args: argparse.Namespace) -> int:
         return 0
     final = review.chances[-1]
     start = review.chances[0]
-    print(f"{len(record.actions)} actions, {len(review.decisions)} decisions with a real choice")
+    print(f"{counted(len(record.actions), 'action')}, {counted(len(review.decisions), 'decision')} with a real choice")
     for colour in record.players:
         made = [d for d in review.decisions if d.colour == colour]
         lost = sum(d.cost for d in made)
         print(
             f"  {colour:<7} chance to finish first {start[colour]:6.1%} at the start, {final[colour]:6.1%} at the end;"
-            f" {len(made)} decisions, {sum(d.cost == 0 for d in made)} best, chance given away {lost:.1%}"
+            f" {counted(len(made), 'decision')}, {sum(d.cost == 0 for d in made)} best, chance given away {lost:.1%}"
         )
     mistakes = review.mistakes()
     print("worst mistakes:" if mistakes else "no mistake costs 2% or more")
@@ -246,22 +247,21 @@ ANSI = {"red": "\033[31m", "yellow": "\033[33m", "blue": "\033[34m", "green": "\
 
 def command_demo(args: argparse.Namespace) -> int:
     rules = _parse_rules(args.rules)
-    bots = _bot_list(args.bots)
-    if len(bots) > 4:
-        raise CommandError(f"--bots: name at most 4 bots, one per seat, not {len(bots)}")
+    named = _seat_bots(_bot_list(args.bots))
     if not math.isfinite(args.delay) or args.delay < 0:
         raise CommandError(f"--delay must be a number of seconds, 0 or more, not {args.delay}")
     if args.save:
         _check_writable(args.save, "--save")
     try:
-        state = new_game(_players(args.players, len(bots) if len(bots) > 1 else 4), rules)
+        state = new_game(_players(args.players, len(named)), rules)
     except GameSetupError as error:
         raise CommandError(f"--players: {error}") from None
-    seats = {colour: make_bot(bots[i % len(bots)], args.seed + i) for i, colour in enumerate(state.players)}
+    bots = _seat_bots(_bot_list(args.bots), len(state.players))
+    seats = {colour: make_bot(bots[i], args.seed + i) for i, colour in enumerate(state.players)}
     dice = random.Random(args.seed)
     paint = _painter(sys.stdout)
     print(
-        f"flyingchess demo: {', '.join(f'{c} ({bots[i % len(bots)]})' for i, c in enumerate(state.players))}"
+        f"flyingchess demo: {', '.join(f'{c} ({bots[i]})' for i, c in enumerate(state.players))}"
         f"; rules: {rules.describe()}"
     )
     record = Record.for_game(rules, state.players, seed=args.seed)
@@ -273,7 +273,7 @@ def command_demo(args: argparse.Namespace) -> int:
             time.sleep(args.delay)
 
     state, rolls = play_out(state, seat_chooser(seats), lambda: dice.randint(1, 6), checked=True, watch=show)
-    print(f"{rolls} rolls. Final ranking: {', '.join(state.ranking)}")
+    print(f"{counted(rolls, 'roll')}. Final ranking: {', '.join(state.ranking)}")
     if args.save:
         try:
             with open(args.save, "w", encoding="utf-8") as handle:
@@ -292,15 +292,23 @@ def _painter(out: TextIO) -> Callable[[str, str], str]:
 
 
 def _print_events(events: Sequence[Event], paint: Callable[[str, str], str], verbose: bool) -> None:
-    """One line per roll: the roll, then what it caused (steps only with --verbose)."""
+    """One line per roll: the roll, then what it caused; a run of steps is told as the
+    move it makes ("red plane 0 moves to 5"), each step only with --verbose."""
     parts: list[str] = []
     colour = ""
+    steps: Stepped | None = None
     for event in events:
         if isinstance(event, Rolled):
             colour = event.colour
-        if event.kind == "step" and not verbose:
+        if isinstance(event, Stepped) and not verbose:
+            steps = event
             continue
+        if steps is not None:
+            parts.append(steps.describe_move())
+            steps = None
         parts.append(event.describe())
+    if steps is not None:
+        parts.append(steps.describe_move())
     print(paint(colour, "; ".join(parts)))
 
 
@@ -331,7 +339,7 @@ def command_bench(args: argparse.Namespace) -> int:
         _print_json(figures, sys.stdout)
     else:
         print(
-            f"{args.games} random {args.players}-player {figures['rules']} games in {seconds:.2f} s "
+            f"{counted(args.games, f'random {args.players}-player ' + str(figures['rules']) + ' game')} in {seconds:.2f} s "
             f"on one core: {figures['games_per_second']} games/s, "
             f"{figures['rolls_per_second']} rolls/s ({figures['rolls_per_game']} rolls a game)"
         )
@@ -408,8 +416,9 @@ def command_migrate(args: argparse.Namespace) -> int:
     except MigrationError as error:
         raise CommandError(f"migrate: {error}") from None
     print(
-        f"{result['copied']} games copied, {result['skipped']} already there; the target now holds"
-        f" {result['target_games']} games, {result['target_actions']} actions, {result['target_chat']} chat lines"
+        f"{counted(result['copied'], 'game')} copied, {result['skipped']} already there; the target now holds"
+        f" {counted(result['target_games'], 'game')}, {counted(result['target_actions'], 'action')},"
+        f" {counted(result['target_chat'], 'chat line')}"
     )
     return 0
 
@@ -450,13 +459,25 @@ def _bot_list(text: str) -> list[str]:
     return [resolve(name) for name in names]
 
 
+def _seat_bots(bots: list[str], seats: int | None = None) -> list[str]:
+    """--bots for `demo` and `simulate`: one name per seat, or one name for every seat
+    (`seats` of them; as many as names, or 4 for one name, when the command does not
+    say). A name per seat for 2 to 4 seats."""
+    if not 1 <= len(bots) <= 4:
+        raise CommandError(f"--bots: name one bot for every seat, or 2 to 4 bots (one per seat), not {len(bots)}")
+    count = seats if seats is not None else len(bots) if len(bots) > 1 else 4
+    if len(bots) == 1:
+        return bots * count
+    if len(bots) != count:
+        raise CommandError(f"--bots: {len(bots)} bots for {count} seats (name one per seat, or one for all)")
+    return bots
+
+
 def command_simulate(args: argparse.Namespace) -> int:
     from .sim import run_games, summarise
 
     rules = _parse_rules(args.rules)
-    bots = _bot_list(args.bots)
-    if not 2 <= len(bots) <= 4:
-        raise CommandError("--bots: name 2, 3 or 4 bots, one per seat")
+    bots = _seat_bots(_bot_list(args.bots))
     _at_least(args.games, 1, "--games")
     jobs = _jobs(args.jobs)
     if args.plot:
@@ -485,8 +506,8 @@ def command_simulate(args: argparse.Namespace) -> int:
         _print_json(data, sys.stdout)
     else:
         _print_table(
-            f"{summary.games} games, {len(bots)} players, rules {rules.describe()}, seed {args.seed}"
-            f" ({data['games_per_second']} games/s on {jobs} process{'es' if jobs > 1 else ''})",
+            f"{counted(summary.games, 'game')}, {len(bots)} players, rules {rules.describe()}, seed {args.seed}"
+            f" ({data['games_per_second']} games/s on {counted(jobs, 'process', 'processes')})",
             ["bot", "games", "wins", "win rate", "95% interval", "mean place", "mean rolls"],
             [
                 [
@@ -536,8 +557,19 @@ def _import_pyplot() -> Any:
 
 
 def _check_plot(path: str) -> None:
-    """Before any game: matplotlib is importable and `path` can be written."""
-    _import_pyplot()
+    """Before any game: matplotlib is importable, `path` names a format it writes (by
+    its extension: matplotlib would otherwise add .png or fail after the games), and it
+    can be written."""
+    plt = _import_pyplot()
+    formats = sorted(plt.figure().canvas.get_supported_filetypes())
+    plt.close("all")
+    extension = Path(path).suffix.lower().lstrip(".")
+    if not extension:
+        raise CommandError(f"--plot: {path} has no extension to name its format ({', '.join(formats)})")
+    if extension not in formats:
+        raise CommandError(
+            f"--plot: {path}: .{extension} is not an image format matplotlib writes ({', '.join(formats)})"
+        )
     _check_writable(path, "--plot")
 
 
@@ -551,7 +583,7 @@ def _plot_win_rates(data: dict[str, Any], path: str, players: int) -> None:
     axes.bar(names, rates, yerr=[low, high], capsize=6, color="#3e63dd")
     axes.axhline(1 / players, color="#888", linestyle="--", label=f"parity ({1 / players:.0%})")
     axes.set_ylabel("win rate (95% interval)")
-    axes.set_title(f"{data['games']} games, rules {data['rules']}")
+    axes.set_title(f"{counted(data['games'], 'game')}, rules {data['rules']}")
     axes.set_ylim(0, 1)
     axes.legend()
     figure.tight_layout()
@@ -623,7 +655,7 @@ def command_tournament(args: argparse.Namespace) -> int:
         _print_json({"rules": rules.describe(), "games_per_pair": args.games, "ratings": listing}, sys.stdout)
     else:
         _print_table(
-            f"Round robin, 2 players, {args.games} games a pair, rules {rules.describe()}"
+            f"Round robin, 2 players, {counted(args.games, 'game')} a pair, rules {rules.describe()}"
             " (Bradley-Terry ratings on the Elo scale)",
             ["bot", "games", "win rate", "rating", "rating interval"],
             rows,
@@ -762,7 +794,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.set_defaults(handler=command_bench)
 
     simulate = commands.add_parser("simulate", help="play many bot games and print statistics")
-    simulate.add_argument("--bots", required=True, help="comma-separated bot names, one per seat")
+    simulate.add_argument(
+        "--bots", required=True, help="comma-separated bot names, one per seat (2 to 4), or one name for all 4 seats"
+    )
     simulate.add_argument("--games", type=int, default=1000)
     simulate.add_argument("--rules", default="classic", help="preset name or rules JSON")
     simulate.add_argument("--seed", type=int, default=0)

@@ -66,6 +66,10 @@ class Stepped(Event):
     def describe(self) -> str:
         return f"{self.colour} {_planes(self.planes)} steps to {self.progress}"
 
+    def describe_move(self) -> str:
+        """The last step of a run, told as the whole move (a summary without each step)."""
+        return f"{self.colour} {_planes(self.planes)} moves to {self.progress}"
+
 
 @dataclass(frozen=True)
 class Bounced(Event):

@@ -27,6 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
+from .text import counted
+
 SCHEME: Final = "hmac-sha256-v1"
 SEED_BYTES: Final = 32
 ACCEPT_BELOW: Final = 252
@@ -230,10 +232,6 @@ def _parse_contributors(contributors: Any, count: int, seated: tuple[str, ...]) 
     return tuple(contributors)
 
 
-def _rolls(count: int) -> str:
-    return "1 roll" if count == 1 else f"{count} rolls"
-
-
 @dataclass(frozen=True)
 class Verified:
     """What a proof was found to cover (every roll it covers matched)."""
@@ -277,7 +275,7 @@ class Verified:
         lines = []
         if self.unchecked_start:
             lines.append(
-                f"dice.from is {self.first}: the first {_rolls(self.first)} of the record are not covered by this"
+                f"dice.from is {self.first}: the record's rolls before action {self.first} are not covered by this"
                 " commitment and were not checked (a game played on the network from its start is committed from"
                 " action 0)"
             )
@@ -315,9 +313,9 @@ def verify_rolls(
     if proof.seed is None:
         raise ProofError("dice.seed: missing (the seed is revealed when the game ends)")
     if proof.first > len(rolls):
-        raise ProofError(f"dice.from: {proof.first} is past the record's {len(rolls)} actions")
+        raise ProofError(f"dice.from: {proof.first} is past the record's {counted(len(rolls), 'action')}")
     if proof.first == len(rolls) and rolls:
-        raise ProofError(f"dice.from: the commitment covers none of the record's {_rolls(len(rolls))}")
+        raise ProofError(f"dice.from: the commitment covers none of the record's {counted(len(rolls), 'roll')}")
     if commitment is not None and not proof.commitment.startswith(commitment.lower()):
         raise ProofError(
             f"dice.commitment: {proof.commitment[:16]}... is not the commitment you were shown ({commitment[:16]}...)"

@@ -9,11 +9,12 @@ from __future__ import annotations
 import gc
 import ipaddress
 import os
+import re
 import socket
 import sys
 import threading
 import webbrowser
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -114,6 +115,61 @@ def parse_public_url(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
+HOST_LABEL = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)")
+
+
+def parse_allowed_host(name: str) -> str:
+    """`--allowed-host`: a host name (`games.example.org`), a pattern for its subdomains
+    (`*.example.org`), `*` (any name: only behind a proxy that checks Host itself) or an
+    IP address; no scheme, port or spaces."""
+    text = name.strip().lower()
+    if text == "*":
+        return text
+    text = text.rstrip(".")
+    bare = text[2:] if text.startswith("*.") else text
+    try:
+        ipaddress.ip_address(bare.strip("[]"))
+        if bare == text:
+            return text
+    except ValueError:
+        labels = bare.split(".")
+        if bare and len(bare) <= 253 and all(HOST_LABEL.fullmatch(label) for label in labels):
+            return text
+    raise OptionError(
+        f"--allowed-host {name[:60]!r} is not a host name: give one like games.example.org or *.example.org"
+        " (no scheme, port or spaces)"
+    )
+
+
+def parse_trusted_proxies(proxies: list[str]) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    """`--trusted-proxy`: addresses or networks (10.0.0.0/8), as uvicorn accepts them."""
+    try:
+        return [ipaddress.ip_network(proxy, strict=False) for proxy in proxies]
+    except ValueError as error:
+        raise OptionError(f"--trusted-proxy: {error}") from None
+
+
+@dataclass(frozen=True)
+class CheckedOptions:
+    public_url: str | None
+    allowed_hosts: list[str]
+    trusted_networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network]
+
+
+def check_options(options: ServeOptions) -> CheckedOptions:
+    """Every option checked before anything starts or is printed: OptionError names the
+    first that cannot work."""
+    public_url = parse_public_url(options.public_url) if options.public_url else None
+    allowed = [parse_allowed_host(name) for name in options.allowed_hosts]
+    networks = parse_trusted_proxies(options.trusted_proxies)
+    if options.redis and not options.database:
+        raise OptionError(
+            "--redis shares rooms between server processes over one database: give --database postgresql://..."
+            " too (a SQLite file belongs to one process; docs/deploy.md)"
+        )
+    return CheckedOptions(public_url, allowed, networks)
+
+
 def host_policy(options: ServeOptions, lans: list[str], public_url: str | None) -> HostPolicy:
     """The names this server answers to: loopback names always; on a network also its
     LAN addresses, this machine's name, the address it was bound to, the public URL's
@@ -139,13 +195,35 @@ def _in_networks(address: str, networks: list[ipaddress.IPv4Network | ipaddress.
     return any(ip in network for network in networks)
 
 
+def open_browser_soon(address: str) -> None:
+    """Open the page once the server is listening; where this machine has no browser
+    (a server, a container, SSH), say so instead of failing without a word."""
+    try:
+        browser = webbrowser.get()
+    except webbrowser.Error:
+        print(f"  no web browser found on this machine: open {address} in a browser yourself", flush=True)
+        return
+
+    def open_page() -> None:
+        try:
+            opened = browser.open(address)
+        except (webbrowser.Error, OSError):
+            opened = False
+        if not opened:
+            print(f"  the browser could not be opened: open {address} in a browser yourself", flush=True)
+
+    threading.Timer(0.6, open_page).start()
+
+
 def serve(options: ServeOptions) -> int:
     """Run until interrupted. Returns the exit status (2 when the store, port or an option fails)."""
     try:
-        public_url = parse_public_url(options.public_url) if options.public_url else None
+        checked = check_options(options)
     except OptionError as error:
         print(f"flyingchess: {error}", file=sys.stderr)
         return 2
+    public_url = checked.public_url
+    options = replace(options, allowed_hosts=checked.allowed_hosts)
     folder = options.data if options.data is not None else default_data_dir()
     if options.redis:
         try:
@@ -196,11 +274,7 @@ def serve(options: ServeOptions) -> int:
     local = host in LOOPBACK_NAMES and not options.network
     limits = Limits()
     trusted = set(options.trusted_proxies)
-    try:  # an address or a network (10.0.0.0/8): what uvicorn accepts too
-        networks = [ipaddress.ip_network(proxy, strict=False) for proxy in trusted]
-    except ValueError as error:
-        print(f"flyingchess: --trusted-proxy: {error}", file=sys.stderr)
-        return 2
+    networks = checked.trusted_networks
     guard = ConnectionGuard(
         limits.connections_per_address,
         limits.header_seconds,
@@ -237,7 +311,7 @@ def serve(options: ServeOptions) -> int:
     server = uvicorn.Server(config)
     tune_garbage_collector()
     if options.open_browser:
-        threading.Timer(0.6, webbrowser.open, args=(address,)).start()
+        open_browser_soon(address)
     try:
         server.run(sockets=[sock])
     finally:
