@@ -43,7 +43,7 @@ def fresh_postgres_url(server: Postgres) -> str:
     return server.url.rsplit("/", 1)[0] + f"/{name}"
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.slow)])  # PostgreSQL starts a server
 def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SqlStore]:
     if request.param == "sqlite":
         store: SqlStore = SqliteStore(tmp_path / "games.sqlite3")
@@ -191,6 +191,7 @@ def test_a_database_that_cannot_be_reached_is_one_clear_line() -> None:
         open_database(f"postgresql://nobody:secret@127.0.0.1:{free_port()}/games")
 
 
+@pytest.mark.slow  # starts PostgreSQL
 def test_the_server_plays_over_postgresql(postgres: Postgres) -> None:
     database = open_database(fresh_postgres_url(postgres))
     app = create_app(database, dice=lambda: random.Random(4), limits=Limits.unlimited(), local=False)
@@ -213,6 +214,7 @@ def test_the_server_plays_over_postgresql(postgres: Postgres) -> None:
     database.close()
 
 
+@pytest.mark.slow  # starts PostgreSQL
 def test_migrate_moves_every_game_from_sqlite_to_postgresql(postgres: Postgres, tmp_path: Path) -> None:
     import subprocess
     import sys

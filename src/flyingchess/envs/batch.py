@@ -634,7 +634,7 @@ def random_actions(mask: Bools, rng: np.random.Generator) -> Indices:
 
 
 def heuristic_actions(game: BatchGame, rolls: npt.ArrayLike, mask: Bools | None = None) -> Indices:
-    """The heuristic bot's choice in every game (docs/rules.md, the sensible bot): a
+    """The heuristic bot's choice in every game (docs/rules.md §9): a
     capture, else a jump or flight, else a launch, else the furthest plane; ties go to
     the largest progress, then the lowest index. `mask` ([B, 4] or [B, 5]) defaults to
     `game.move_mask(rolls)`. What each move does comes from `BatchGame.move_facts`."""
