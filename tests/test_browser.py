@@ -227,11 +227,20 @@ def check_end_card(tab: Page) -> None:
     assert board["y"] <= card["y"] and card["y"] + card["height"] <= board["y"] + board["height"] + 1, (board, card)
     tab.testid("end-close").click()
     tab.wait_for("document.querySelector('.end-layer').classList.contains('minimised')")
-    assert not tab.testid("ranking").is_visible()
-    tab.testid("end-close").click()  # open again
+    assert not tab.testid("ranking").is_visible() and not tab.testid("end-screen").is_visible()
+    # minimised, nothing covers the board: the panel's dock has the card's actions
+    assert tab.testid("end-dock").is_visible() and tab.testid("dock-new-game-end").is_visible()
+    tab.testid("end-reopen").click()  # open again
     tab.wait_for("!document.querySelector('.end-layer').classList.contains('minimised')")
+    assert tab.testid("end-dock").is_hidden()
     tab.testid("view-board").click()
     tab.wait_for("document.querySelector('.end-layer').classList.contains('minimised')")
+    box = tab.testid("board").bounding_box()
+    middle_of_the_bottom = tab.page.evaluate(
+        "([x, y]) => document.elementFromPoint(x, y)?.closest('[data-testid=board]') !== null",
+        [box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.85],
+    )
+    assert middle_of_the_bottom  # where the minimised card used to sit, the board itself answers
     tab.shot(f"end-minimised-{tab.page.viewport_size['width']}")
 
 
@@ -369,7 +378,9 @@ def test_two_devices_share_a_room_with_invite_join_chat_and_reload(browser: Any,
         guest = Page(browser, link)
         guest.testid("join-name").wait_for()
         guest.testid("join-name").fill('<b onclick="x()">Ann</b>')
-        guest.testid("join-seat-blue").click()
+        # blue is the only free seat: it is chosen already, and the name is all it takes
+        assert guest.testid("join-seat-blue").get_attribute("aria-pressed") == "true"
+        assert guest.testid("join-submit").is_enabled()
         guest.testid("join-submit").click()
         guest.page.wait_for_selector("body[data-screen=game]")
         host.wait_for("document.querySelector('[data-testid=player-blue]')?.dataset.connected === 'true'")

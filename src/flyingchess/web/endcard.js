@@ -4,13 +4,16 @@ import { h, colourChip, medal, trophySvg, seatAvatar, seatLabel, PALETTE } from 
 import { verdictText } from "./fairdice.js";
 
 /**
- * Put the end card in `layer` for a finished game's snapshot.
+ * Put the end card in `layer` for a finished game's snapshot. Minimised, the card leaves
+ * the board entirely (nothing of the board stays covered) and `dock`, a slot in the side
+ * panel, offers what it offered: the result again, a rematch, a new game, the replay.
  * @param {HTMLElement} layer
+ * @param {HTMLElement} dock
  * @param {any} snap  the game as the server sent it (phase "over")
  * @param {{ gameId: string, network: boolean, host: boolean, go(hash: string): void, rematch(): void,
  *   verify?: null | (() => Promise<any>) }} o  verify: check the revealed dice (a network game)
  */
-export function showEndCard(layer, snap, { gameId, network, host, go, rematch, verify = null }) {
+export function showEndCard(layer, dock, snap, { gameId, network, host, go, rematch, verify = null }) {
   const seatOf = (colour) => snap.seats?.[colour];
   const style = (colour) => `--c:${PALETTE[colour].main};--c-light:${PALETTE[colour].light}`;
   const ranking = snap.state.ranking.slice();
@@ -39,28 +42,49 @@ export function showEndCard(layer, snap, { gameId, network, host, go, rematch, v
     }
     verdict.scrollIntoView({ block: "nearest" });  // on a phone the card scrolls: show the answer
   }
+  const reopen = h("button", { class: "btn", type: "button", "data-testid": "end-reopen", onclick: () => minimise(false) }, t("end.show-result"));
+  function minimise(on) {
+    layer.classList.toggle("minimised", on);
+    dock.hidden = !on;
+    (on ? reopen : card.querySelector(".end-close"))?.focus({ preventScroll: true });
+  }
+  /** What to do next, for the card and again for the dock (`prefix` keeps test ids apart). */
+  const actions = (prefix = "") => [
+    host ? h("button", { class: "btn btn-primary", type: "button", "data-testid": `${prefix}rematch`, onclick: rematch }, t("end.rematch")) : null,
+    h("button", { class: "btn", type: "button", "data-testid": `${prefix}new-game-end`, onclick: () => go("#/new") }, t("end.new-game")),
+    h("a", { class: "btn btn-ghost", href: `#/replay/${encodeURIComponent(gameId)}` }, t("end.watch-replay")),
+  ];
   const card = h("div", { class: "end-card", "data-testid": "end-screen", role: "dialog", "aria-modal": "false", "aria-labelledby": "end-title" },
-    h("button", { class: "end-close", type: "button", "data-testid": "end-close", "aria-label": t("end.close"), title: t("end.close"), onclick: () => layer.classList.toggle("minimised") }, "–"),
+    h("button", { class: "end-close", type: "button", "data-testid": "end-close", "aria-label": t("end.close"), title: t("end.close"), onclick: () => minimise(true) }, "–"),
     h("div", { class: "confetti", "aria-hidden": "true" }, ...Array.from({ length: 18 }, (_, k) => h("i", { style: `--k:${k};--c:${PALETTE[["red", "yellow", "blue", "green"][k % 4]].main}` }))),
     h("div", { class: "trophy", "aria-hidden": "true" }, trophySvg(64)),
     h("h2", { id: "end-title", class: "winner", "data-testid": "winner", "data-colour": winner || "", style: winner ? `--c:${PALETTE[winner].dark}` : null },
       winner ? tNodes("end.wins", { player: colourChip(winner) }) : t("hint.over")),
     list,
     h("div", { class: "end-actions" },
-      host ? h("button", { class: "btn btn-primary", type: "button", "data-testid": "rematch", onclick: rematch }, t("end.rematch")) : null,
-      h("button", { class: "btn", type: "button", "data-testid": "new-game-end", onclick: () => go("#/new") }, t("end.new-game")),
-      h("a", { class: "btn btn-ghost", href: `#/replay/${encodeURIComponent(gameId)}` }, t("end.watch-replay")),
+      ...actions(),
       verify ? h("button", { class: "btn btn-ghost", type: "button", "data-testid": "end-verify-dice", onclick: () => check() }, t("dice.verify")) : null,
-      h("button", { class: "btn btn-ghost end-view-board", type: "button", "data-testid": "view-board", onclick: () => layer.classList.add("minimised") }, t("end.view-board"))),
+      h("button", { class: "btn btn-ghost end-view-board", type: "button", "data-testid": "view-board", onclick: () => minimise(true) }, t("end.view-board"))),
     verdict);
   layer.replaceChildren(card);
+  layer.classList.remove("minimised");
   layer.classList.add("shown");
+  dock.replaceChildren(reopen, ...actions("dock-").filter((action) => action !== null));
+  dock.hidden = true;
 }
 
-/** A guest's way to the rematch the host started (added to the end card if it is shown). */
-export function offerRematch(layer, id) {
+/** No end card (a game not over, or another game shown). */
+export function hideEndCard(layer, dock) {
+  layer.replaceChildren();
+  layer.classList.remove("shown", "minimised");
+  dock.replaceChildren();
+  dock.hidden = true;
+}
+
+/** A guest's way to the rematch the host started (added to the end card and its dock, if shown). */
+export function offerRematch(layer, dock, id) {
+  const join = (testid) => h("a", { class: "btn btn-primary", href: `#/join/${encodeURIComponent(id)}`, "data-testid": testid }, t("end.join-rematch"));
   const actions = layer.querySelector(".end-actions");
-  if (actions && !actions.querySelector("[data-testid=join-rematch]")) {
-    actions.prepend(h("a", { class: "btn btn-primary", href: `#/join/${encodeURIComponent(id)}`, "data-testid": "join-rematch" }, t("end.join-rematch")));
-  }
+  if (actions && !actions.querySelector("[data-testid=join-rematch]")) actions.prepend(join("join-rematch"));
+  if (dock.childElementCount && !dock.querySelector("[data-testid=dock-join-rematch]")) dock.prepend(join("dock-join-rematch"));
 }

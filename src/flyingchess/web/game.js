@@ -9,7 +9,7 @@ import { howToCard } from "./howto.js";
 import { showTurn, missingCard } from "./cards.js";
 import { makeChat } from "./chat.js";
 import { makeInvite } from "./invite.js";
-import { showEndCard, offerRematch } from "./endcard.js";
+import { showEndCard, hideEndCard, offerRematch } from "./endcard.js";
 import { makeMoveLog } from "./movelog.js";
 import { fetchChances, fetchHint, chanceBar, percent, reasonText } from "./insight.js";
 import { makeDiceCard, newContribution, rememberDice } from "./fairdice.js";
@@ -54,6 +54,7 @@ export function mountGame(root, app, gameId) {
   // ------------------------------------------------------------ DOM
   const banner = h("div", { class: "banner-layer", "aria-live": "polite" });
   const endLayer = h("div", { class: "end-layer" });
+  const endDock = h("div", { class: "end-dock", "data-testid": "end-dock", hidden: true });  // the end card, minimised
   const conn = h("div", { class: "conn-pill", hidden: true });
   const reactLayer = h("div", { class: "react-layer", "aria-hidden": "true" });
   const boardWrap = h("div", { class: "board-wrap" }, h("div", { class: "board-frame" }, board.svg, banner, reactLayer, conn), endLayer);
@@ -109,7 +110,7 @@ export function mountGame(root, app, gameId) {
   const panel = h("aside", { class: "panel" },
     h("div", { class: "panel-bar" }, homeBtn, h("div", { class: "spacer" }), invite.button, replayLink, download),
     invite.card,
-    h("div", { class: "card play-card" }, h("div", { class: "turn-wrap" }, turnCard, timerBar), h("div", { class: "die-row" }, dieBtn, h("div", { class: "die-side" }, hint, hintBtn)), hintText, h("div", { class: "toggles" }, autoMoveLabel, soundLabel, chancesLabel), startBtn, roleLine, playersBox),
+    h("div", { class: "card play-card" }, h("div", { class: "turn-wrap" }, turnCard, timerBar), endDock, h("div", { class: "die-row" }, dieBtn, h("div", { class: "die-side" }, hint, hintBtn)), hintText, h("div", { class: "toggles" }, autoMoveLabel, soundLabel, chancesLabel), startBtn, roleLine, playersBox),
     howTo,  // below the die: on a phone nothing comes between the board and the die
     chat.card,
     dice.card,
@@ -556,7 +557,7 @@ export function mountGame(root, app, gameId) {
   function showRematchNotice(id) {
     if (myRole() === "host") return;
     toast(t("end.rematch-started"));
-    offerRematch(endLayer, id);
+    offerRematch(endLayer, endDock, id);
   }
 
   // ------------------------------------------------------------ turn timer
@@ -730,9 +731,9 @@ export function mountGame(root, app, gameId) {
   }
 
   function renderEnd() {
-    if (!snap || snap.phase !== "over") { endLayer.replaceChildren(); return; }
+    if (!snap || snap.phase !== "over") { hideEndCard(endLayer, endDock); return; }
     const verify = snap.dice && snap.dice.seed ? () => dice.verify() : null;
-    showEndCard(endLayer, snap, { gameId, network: !local, host: myRole() === "host", go: (hash) => app.go(hash), rematch, verify });
+    showEndCard(endLayer, endDock, snap, { gameId, network: !local, host: myRole() === "host", go: (hash) => app.go(hash), rematch, verify });
   }
 
   async function rematch() {

@@ -37,6 +37,8 @@ export function mountJoin(root, app, gameId) {
       if (chosen && game.seats?.[chosen]?.kind !== "open") {
         if (!busy) chosen = null;
       }
+      const free = freeSeats();
+      if (!chosen && free.length === 1) chosen = free[0];  // the only free seat: nothing to choose
       render();
     } else if (msg.type === "joined") {
       busy = false;

@@ -294,8 +294,9 @@ export const copySvg = (size = 16) => icon(size, "M9 9 H19 V19 H9Z", "M5 15 V5 H
 export const homeSvg = (size = 16) => icon(size, "M3.5 11 L12 4 L20.5 11", "M6 9.5 V20 H18 V9.5 M10 20 V14 H14 V20");
 export const downloadSvg = (size = 16) => icon(size, "M12 4 V15 M7 10.5 L12 15.5 L17 10.5", "M5 19.5 H19");
 export const replaySvg = (size = 16) => icon(size, "M4.5 12 A7.5 7.5 0 1 0 7 6.4", "M3.5 4.5 L7.5 6.5 L5.8 10.4");
-export const gearSvg = (size = 16) => icon(size, "M12 8.5 A3.5 3.5 0 1 0 12.01 8.5Z",
-  "M12 2.5 V5 M12 19 V21.5 M2.5 12 H5 M19 12 H21.5 M5.3 5.3 L7 7 M17 17 L18.7 18.7 M5.3 18.7 L7 17 M17 7 L18.7 5.3");
+// a cog with eight teeth (rays around a circle read as a sun: a theme switch)
+export const gearSvg = (size = 16) => icon(size, "M12 9 A3 3 0 1 0 12.01 9Z",
+  "M19.1 10.2 L21.8 10.8 L21.8 13.2 L19.1 13.8 L18.3 15.8 L19.8 18.1 L18.1 19.8 L15.8 18.3 L13.8 19.1 L13.2 21.8 L10.8 21.8 L10.2 19.1 L8.2 18.3 L5.9 19.8 L4.2 18.1 L5.7 15.8 L4.9 13.8 L2.2 13.2 L2.2 10.8 L4.9 10.2 L5.7 8.2 L4.2 5.9 L5.9 4.2 L8.2 5.7 L10.2 4.9 L10.8 2.2 L13.2 2.2 L13.8 4.9 L15.8 5.7 L18.1 4.2 L19.8 5.9 L18.3 8.2Z");
 export const plusSvg = (size = 16) => icon(size, "M12 5 V19", "M5 12 H19");
 export const linkSvg = (size = 16) => icon(size, "M10 14 A4 4 0 0 0 15.7 14 L18.5 11.2 A4 4 0 0 0 12.8 5.5 L11.5 6.8", "M14 10 A4 4 0 0 0 8.3 10 L5.5 12.8 A4 4 0 0 0 11.2 18.5 L12.5 17.2");
 
