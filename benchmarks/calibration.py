@@ -47,7 +47,8 @@ def collect(preset: str, players: int, games: int, every: int, explore: float, s
         if step % every == 0 and len(undecided):
             positions = game.positions[undecided]
             turn = game.turn[undecided].astype(np.intp)
-            slots = net.chances(encode(tables, positions, turn, game.sixes[undecided]), players)[:, :players]
+            offsets = net.position_offsets(rules, game.players, positions, turn)  # the seat calibration
+            slots = net.chances(encode(tables, positions, turn, game.sixes[undecided]), players, offsets)[:, :players]
             order = (turn[:, None] + np.arange(players)) % players
             by_player = np.zeros_like(slots)
             np.put_along_axis(by_player, order, slots, axis=1)

@@ -24,10 +24,10 @@ from flyingchess.game import apply_unchecked
 from flyingchess.record import Record
 
 
-def played_states(players: int, preset: str, seed: int, count: int = 60) -> list:
+def played_states(players: int, preset: str | Rules, seed: int, count: int = 60) -> list:
     """States waiting for the die along a random game."""
     rng = random.Random(seed)
-    state = new_game(players, Rules.preset(preset))
+    state = new_game(players, Rules.preset(preset) if isinstance(preset, str) else preset)
     states = []
     while not state.over and len(states) < count:
         states.append(state)
@@ -88,6 +88,47 @@ def test_the_batch_simulator_and_the_engine_get_the_same_chances() -> None:
     batch = mover_chances(game, me, shipped_net())
     single = [win_chances([game.to_state(i)])[0, me[i]] for i in range(64)]
     assert np.allclose(batch, single, atol=1e-5)
+
+
+def test_the_seat_calibration_belongs_to_the_shipped_weights_and_gives_the_measured_openings() -> None:
+    """bots/seat_offsets.json names the weights it was fitted for, and with it the chance
+    of the first player to roll at the start is the share of such openings that player
+    won in the network's own games (recorded by benchmarks/calibrate_seats.py on games
+    it did not fit on): within three standard errors of the difference between the two
+    samples, counting one opening per game (a game passes the same opening several times)."""
+    import hashlib
+    from importlib import resources
+
+    from flyingchess.bots.value import OFFSETS_FILE, WEIGHTS_FILE
+
+    package = resources.files("flyingchess.bots")
+    data = json.loads(package.joinpath(OFFSETS_FILE).read_text())
+    assert data["weights_sha256"] == hashlib.sha256(package.joinpath(WEIGHTS_FILE).read_bytes()).hexdigest()
+    assert len(data["configs"]) == 16  # every preset: 2 players facing and side by side, 3 and 4
+    for config in data["configs"]:
+        start = new_game(config["players"], Rules.from_json(config["rules"]))
+        measured = config["opening_roller_wins"]
+        error = 3 * (measured * (1 - measured) * (1 / config["fit_games"] + 1 / config["check_games"])) ** 0.5
+        assert abs(win_chances([start])[0, 0] - measured) <= error, config["players"]
+
+
+def test_custom_rules_keep_the_networks_own_chances() -> None:
+    """A configuration the calibration was not fitted for gets no offsets."""
+    from flyingchess.bots.value import shipped_net
+
+    custom = Rules.preset("classic").with_options(launch=frozenset({5, 6}))
+    states = played_states(3, custom, seed=3)
+    net = shipped_net()
+    count = 3
+    positions = np.array([s.planes for s in states], np.int8)
+    turn = np.array([s.turn for s in states])
+    sixes = np.array([s.sixes for s in states])
+    assert net.position_offsets(custom, states[0].players, positions, turn) is None
+    raw = net.chances(encode(value_tables(custom, states[0].players), positions, turn, sixes), count)
+    slots = win_chances(states)[np.arange(len(states))[:, None], (turn[:, None] + np.arange(count)) % count]
+    assert np.allclose(slots, raw[:, :count], atol=1e-6)
+    # the preset it was changed from has offsets: the same positions valued otherwise
+    assert net.position_offsets(Rules.preset("classic"), states[0].players, positions, turn) is not None
 
 
 def test_a_network_of_the_wrong_shape_is_refused() -> None:

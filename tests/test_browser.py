@@ -8,6 +8,7 @@ Screenshots go to $FLYINGCHESS_SCREENSHOTS, or flyingchess-screenshots in the te
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -217,6 +218,20 @@ def test_bots_only_game_finishes_and_can_be_replayed(browser: Any, server: Serve
     assert tab.page.evaluate(step) == int(target)
     verdict = tab.testid("verdict")
     assert verdict.is_visible() and verdict.get_attribute("data-kind") in ("mistake", "inaccuracy")
+    # the cost is the difference of the chances as shown, never a rounding apart from them
+    texts = """async (pairs) => {
+        const m = await import('/static/insight.js');
+        return pairs.map(([best, played]) => m.costTexts({ chance_best: best, chance_played: played }));
+    }"""
+    assert tab.page.evaluate(texts, [[0.5941, 0.4561], [0.4564, 0.4561], [0.999, 0.97]]) == [
+        {"best": "59%", "played": "46%", "cost": "13%"},
+        {"best": "45.6%", "played": "45.6%", "cost": "0.0%"},
+        {"best": ">99%", "played": "97%", "cost": "3%"},
+    ]
+    words = verdict.inner_text()
+    if verdict.get_attribute("data-kind") != "best" and "<" not in words and ">" not in words:
+        best, played, cost = (float(n) for n in re.findall(r"([\d.]+)%", words)[-3:])
+        assert round(best - played, 1) == cost, words
     tab.close()
 
 

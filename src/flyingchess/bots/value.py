@@ -23,6 +23,9 @@ positions), so training and play encode a position identically. Needs NumPy.
 
 from __future__ import annotations
 
+import hashlib
+import io
+import json
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from functools import lru_cache
@@ -47,6 +50,7 @@ SLOT_INPUTS: Final = CELLS + 5 + SLOTS
 GLOBAL_INPUTS: Final = 3 + 3 + RULE_FEATURES
 INPUTS: Final = SLOTS * SLOT_INPUTS + GLOBAL_INPUTS
 WEIGHTS_FILE: Final = "value_weights.npz"
+OFFSETS_FILE: Final = "seat_offsets.json"
 
 
 class ValueTables(NamedTuple):
@@ -93,10 +97,63 @@ def encode(tables: ValueTables, positions: npt.NDArray[np.int8], turn: npt.Array
     return out
 
 
+PHASES: Final = ("opening", "play")
+"""Seat offsets come in two sets: for the opening (every plane of every player in its
+hangar) and for the rest of the game."""
+
+
+def _rules_key(rules: Rules) -> str:
+    return json.dumps(rules.to_json(), sort_keys=True)
+
+
+class SeatOffsets:
+    """Logit offsets for the configurations the shipped network was trained on: by
+    configuration (rules and seating), phase, roller and slot (players in turn order
+    from the roller), added before the softmax.
+
+    Why: the network sees the players from the roller's point of view only, so it cannot
+    tell where the seats sit around the board, which matters (in three-player games the
+    seat before the empty one wins far more than its share; at the start of a two-player
+    game the first to roll wins about 51%, where the network said 49.7%).
+    benchmarks/calibrate_seats.py fits them on the network's own games and keeps a set only
+    where it predicts fresh games better. Other configurations (custom rules, other
+    seatings) keep the network's own chances."""
+
+    def __init__(self, data: Any) -> None:
+        self.table: dict[tuple[str, tuple[str, ...]], npt.NDArray[np.float32]] = {}
+        for config in data["configs"]:
+            players = tuple(config["players"])
+            offsets = np.zeros((len(PHASES), len(players), SLOTS), np.float32)
+            for phase, name in enumerate(PHASES):
+                offsets[phase, :, : len(players)] = config["offsets"][name]
+            self.table[(_rules_key(Rules.from_json(config["rules"])), players)] = offsets
+
+    def rows(
+        self, rules: Rules, players: tuple[str, ...], positions: npt.NDArray[np.int8], turn: npt.ArrayLike
+    ) -> Floats | None:
+        """[B, SLOTS]: each position's offsets (by its phase and roller), or None."""
+        offsets = self.table.get((_rules_key(rules), players))
+        if offsets is None:
+            return None
+        phase = np.where((positions == HANGAR).all(axis=(1, 2)), 0, 1)
+        rows: Floats = offsets[phase, np.asarray(turn, np.intp)]
+        return rows
+
+
 class ValueNet:
     """inputs -> hidden (ReLU) -> one logit per slot; softmax over the slots in play."""
 
-    def __init__(self, w1: npt.ArrayLike, b1: npt.ArrayLike, w2: npt.ArrayLike, b2: npt.ArrayLike) -> None:
+    def __init__(
+        self,
+        w1: npt.ArrayLike,
+        b1: npt.ArrayLike,
+        w2: npt.ArrayLike,
+        b2: npt.ArrayLike,
+        seat_offsets: SeatOffsets | None = None,
+    ) -> None:
+        """`seat_offsets`: the seat calibration fitted for these very weights (the shipped
+        network has one; a network in training has none)."""
+        self.seat_offsets = seat_offsets
         self.w1 = np.asarray(w1, np.float32)
         self.b1 = np.asarray(b1, np.float32)
         self.w2 = np.asarray(w2, np.float32)
@@ -125,13 +182,22 @@ class ValueNet:
         logits[:, players:] = -np.inf
         return logits
 
-    def chances(self, inputs: Floats, players: int) -> Floats:
-        """[B, SLOTS]: each slot's chance to finish first (0 for empty slots)."""
+    def chances(self, inputs: Floats, players: int, offsets: Floats | None = None) -> Floats:
+        """[B, SLOTS]: each slot's chance to finish first (0 for empty slots); `offsets`
+        ([B, SLOTS], from `position_offsets`) are added to the logits first."""
         logits = self.logits(inputs, players)
+        if offsets is not None:
+            logits[:, :players] += offsets[:, :players]
         logits -= logits.max(axis=1, keepdims=True)
         weights = np.exp(logits)
         chances: Floats = weights / weights.sum(axis=1, keepdims=True)
         return chances
+
+    def position_offsets(
+        self, rules: Rules, players: tuple[str, ...], positions: npt.NDArray[np.int8], turn: npt.ArrayLike
+    ) -> Floats | None:
+        """[B, SLOTS]: the seat calibration's offsets for these positions, or None."""
+        return None if self.seat_offsets is None else self.seat_offsets.rows(rules, players, positions, turn)
 
 
 @lru_cache(maxsize=1)
@@ -151,11 +217,28 @@ def _one_blas_thread() -> AbstractContextManager[Any]:
     return nullcontext() if controller is None else controller.limit(limits=1, user_api="blas")
 
 
+def shipped_weights() -> tuple[ValueNet, str]:
+    """The shipped weights alone (no seat calibration) and their SHA-256: what
+    benchmarks/calibrate_seats.py fits the calibration for."""
+    weights = resources.files(__package__).joinpath(WEIGHTS_FILE).read_bytes()
+    with np.load(io.BytesIO(weights)) as arrays:
+        net = ValueNet(arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"])
+    return net, hashlib.sha256(weights).hexdigest()
+
+
 @lru_cache(maxsize=1)
 def shipped_net() -> ValueNet:
-    """The trained network that ships with the package."""
-    with resources.files(__package__).joinpath(WEIGHTS_FILE).open("rb") as file, np.load(file) as arrays:
-        return ValueNet(arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"])
+    """The trained network that ships with the package, with its seat calibration. The
+    calibration names the weights it was fitted for (their SHA-256): weights without a
+    calibration of their own are refused here rather than silently miscalibrated."""
+    net, digest = shipped_weights()
+    offsets = json.loads(resources.files(__package__).joinpath(OFFSETS_FILE).read_text(encoding="utf-8"))
+    if offsets.get("weights_sha256") != digest:
+        raise ValueError(
+            f"{OFFSETS_FILE} was fitted for other weights than {WEIGHTS_FILE}: run benchmarks/calibrate_seats.py --write"
+        )
+    net.seat_offsets = SeatOffsets(offsets)
+    return net
 
 
 def position_arrays(states: Sequence[State]) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.intp], npt.NDArray[np.intp]]:
@@ -178,7 +261,8 @@ def win_chances(states: Sequence[State], net: ValueNet | None = None) -> npt.NDA
     count = len(first.players)
     tables = value_tables(first.rules, first.players)
     positions, turn, sixes = position_arrays(states)
-    slot_chances = net.chances(encode(tables, positions, turn, sixes), count)[:, :count]
+    offsets = net.position_offsets(first.rules, first.players, positions, turn)
+    slot_chances = net.chances(encode(tables, positions, turn, sixes), count, offsets)[:, :count]
     order = (turn[:, None] + np.arange(count)) % count
     result = np.zeros((len(states), count))
     np.put_along_axis(result, order, slot_chances, axis=1)
@@ -188,4 +272,15 @@ def win_chances(states: Sequence[State], net: ValueNet | None = None) -> npt.NDA
     return result
 
 
-__all__ = ["INPUTS", "SLOTS", "ValueNet", "ValueTables", "encode", "shipped_net", "value_tables", "win_chances"]
+__all__ = [
+    "INPUTS",
+    "SLOTS",
+    "SeatOffsets",
+    "ValueNet",
+    "ValueTables",
+    "encode",
+    "shipped_net",
+    "shipped_weights",
+    "value_tables",
+    "win_chances",
+]

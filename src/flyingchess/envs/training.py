@@ -67,7 +67,9 @@ def mover_chances(game: BatchGame, me: npt.ArrayLike, net: ValueNet) -> Floats:
     """[B]: the value network's chance that player `me` [B] finishes first in each game
     as it stands (1 or 0 once someone has)."""
     count = len(game.players)
-    chances = net.chances(encode(value_tables(game.rules, game.players), game.positions, game.turn, game.sixes), count)
+    inputs = encode(value_tables(game.rules, game.players), game.positions, game.turn, game.sixes)
+    offsets = net.position_offsets(game.rules, game.players, game.positions, game.turn)
+    chances = net.chances(inputs, count, offsets)
     me = np.asarray(me, np.intp)
     slot = (me - game.turn) % count
     mine = chances[np.arange(game.batch), slot].astype(np.float64)

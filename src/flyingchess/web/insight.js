@@ -26,6 +26,21 @@ export function percent(chance) {
   return `${Math.round(chance * 100)}%`;
 }
 
+/**
+ * A decision's best and played chances and what the played move cost, written so the
+ * three agree on the page: the cost is the difference of the chances as shown ("59%
+ * instead of 46% (−13%)", never "−14%" beside them). Where whole percents would show the
+ * same chance twice, one decimal.
+ * @param {{chance_best: number, chance_played: number}} d
+ */
+export function costTexts(d) {
+  const whole = [Math.round(d.chance_best * 100), Math.round(d.chance_played * 100)];
+  if (whole[0] !== whole[1]) return { best: percent(d.chance_best), played: percent(d.chance_played), cost: `${whole[0] - whole[1]}%` };
+  const tenths = [Math.round(d.chance_best * 1000), Math.round(d.chance_played * 1000)];
+  const shown = (n) => `${(n / 10).toFixed(1)}%`;
+  return { best: shown(tenths[0]), played: shown(tenths[1]), cost: shown(Math.max(0, tenths[0] - tenths[1])) };
+}
+
 /** Why a move is good, in words: "captures, safer". */
 export function reasonText(reasons) {
   return (reasons || []).map((r) => t(`reason.${r}`)).join(t("reason.joiner"));
@@ -94,7 +109,7 @@ export function mistakeList(review, onPick) {
       h("button", { class: "mistake", type: "button", "data-testid": "mistake", "data-step": String(d.index + 1), onclick: () => onPick(d.index + 1) },
         h("span", { class: "mistake-head" }, colourChip(d.colour), h("span", { class: "mistake-roll" }, t("review.rolled", { n: d.roll }))),
         h("span", { class: "mistake-text" }, t("review.mistake", {
-          played, best: t("review.plane", { n: d.best + 1 }), why: reasonText(d.reasons), cost: percent(d.cost),
+          played, best: t("review.plane", { n: d.best + 1 }), why: reasonText(d.reasons), cost: costTexts(d).cost,
         })))));
   }
   if (!list.children.length) list.append(h("li", { class: "muted" }, t("review.no-mistakes")));

@@ -2,7 +2,7 @@
 import { Board } from "./board.js";
 import { t, onLangChange } from "./i18n.js";
 import { showTurn, missingCard } from "./cards.js";
-import { fetchReview, chanceChart, mistakeList, percent, reasonText } from "./insight.js";
+import { fetchReview, chanceChart, mistakeList, percent, reasonText, costTexts } from "./insight.js";
 import { h, s, fetchReplay, errorText, dieFace, setDieFace, rulesSummary, formatEvents, PALETTE, homeSvg, downloadSvg } from "./ui.js";
 
 export function mountReplay(root, app, gameId) {
@@ -247,7 +247,7 @@ export function mountReplay(root, app, gameId) {
     verdict.dataset.kind = best ? "best" : d.cost >= 0.02 ? "mistake" : "inaccuracy";
     verdict.textContent = best
       ? t("review.was-best", { why: reasonText(d.reasons), chance: percent(d.chance_best) })
-      : t("review.was-not-best", { best: d.best + 1, why: reasonText(d.reasons), chance: percent(d.chance_best), played: percent(d.chance_played), cost: percent(d.cost) });
+      : (({ best, played, cost }) => t("review.was-not-best", { best: d.best + 1, why: reasonText(d.reasons), chance: best, played, cost }))(costTexts(d));
   }
 
   const off = onLangChange(relabel);
