@@ -14,6 +14,10 @@ round, classic twice as much, so one network serves them all. Each round ends wi
 check: the network's 1-ply choice against three heuristic bots (4 players, classic,
 seats rotated).
 
+New weights need a seat calibration of their own (`python benchmarks/calibrate_seats.py
+--write`, docs/bots.md): the package refuses weights whose calibration was fitted for
+others.
+
 Everything is drawn from one seed; the same seed gives the same weights on the same
 NumPy with one BLAS thread (`OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1`, as recorded).
 
