@@ -244,6 +244,9 @@ def test_a_proof_takes_shares_only_from_the_host_and_seated_players() -> None:
     assert reseated.with_contribution("green", "green-share").contributors == ("host", "green")
     with pytest.raises(ProofError, match="must be 8 to 64"):
         reseated.with_contribution("green", "x")
+    # without the record's players, `seated` still names board colours only
+    with pytest.raises(ProofError, match=re.escape("dice.seated[0]: 'x' does not play in this game")):
+        parse_proof(proof.public(reveal=True) | {"seated": ["x" * 10_000], "contributors": ["host", "blue"]})
 
 
 def test_the_public_form_hides_the_seed_and_the_stored_form_round_trips() -> None:

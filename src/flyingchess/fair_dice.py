@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
+from .board import COLOURS
 from .text import counted
 
 SCHEME: Final = "hmac-sha256-v1"
@@ -209,7 +210,7 @@ def _parse_seated(seated: Any, players: Sequence[str] | None) -> tuple[str, ...]
     if not isinstance(seated, list) or not all(isinstance(colour, str) and colour for colour in seated):
         raise ProofError("dice.seated: must list the colours of the seats players held")
     for index, colour in enumerate(seated):
-        if players is not None and colour not in players:
+        if colour not in (COLOURS if players is None else players):
             raise ProofError(f"dice.seated[{index}]: {colour[:16]!r} does not play in this game")
         if colour in seated[:index]:
             raise ProofError(f"dice.seated[{index}]: {colour[:16]!r} is listed twice")
