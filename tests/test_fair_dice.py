@@ -245,7 +245,7 @@ def test_a_proof_takes_shares_only_from_the_host_and_seated_players() -> None:
     with pytest.raises(ProofError, match="must be 8 to 64"):
         reseated.with_contribution("green", "x")
     # without the record's players, `seated` still names board colours only
-    with pytest.raises(ProofError, match=re.escape("dice.seated[0]: 'x' does not play in this game")):
+    with pytest.raises(ProofError, match=re.escape("dice.seated[0]: '" + "x" * 16 + "' does not play in this game")):
         parse_proof(proof.public(reveal=True) | {"seated": ["x" * 10_000], "contributors": ["host", "blue"]})
 
 
