@@ -102,7 +102,9 @@ PHASES: Final = ("opening", "play")
 hangar) and for the rest of the game."""
 
 
+@lru_cache(maxsize=64)
 def _rules_key(rules: Rules) -> str:
+    """Rules as the calibration file names them (once per rule set: ace asks often)."""
     return json.dumps(rules.to_json(), sort_keys=True)
 
 
