@@ -443,3 +443,32 @@ def test_play_on_a_machine_without_a_browser_says_so_after_the_address(tmp_path:
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def test_migrate_and_serve_options_that_cannot_work_are_one_line(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "games.sqlite3").write_bytes(b"")
+    # PostgreSQL's driver missing: the extra to install, not a traceback
+    result = run_guarded("migrate", "--data", str(data), "--to", "postgresql://127.0.0.1:1/x", missing=("psycopg",))
+    assert_refused(result, "migrate: --to needs the cluster extra (psycopg is missing)")
+    # the target is checked before the source
+    assert_refused(run("migrate", "--data", str(tmp_path / "none"), "--to", "sqlite:///x"), "migrate: --to must be")
+    # a lease without Redis means nothing; a data folder that is a file is said so
+    assert_one_line_error(run("serve", "--lease-seconds", "5"), "--lease-seconds is the lease on a room held in Redis")
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    assert_one_line_error(
+        run("serve", "--port", "0", "--data", str(a_file)), f"flyingchess: cannot open the games database {a_file}"
+    )
+    assert f"{a_file} is a file, not a folder" in run("serve", "--port", "0", "--data", str(a_file)).stderr
+
+
+@pytest.mark.slow
+def test_simulate_json_stays_json_with_a_plot(tmp_path: Path) -> None:
+    plot = tmp_path / "rates.svg"
+    result = run("simulate", "--bots", "random", "--games", "4", "--jobs", "1", "--json", "--plot", str(plot))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["games"] == 4  # nothing after the JSON on standard output
+    assert result.stderr.strip() == f"plot written to {plot}"
+    assert plot.read_text().lstrip().startswith("<?xml")

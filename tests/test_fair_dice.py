@@ -20,6 +20,7 @@ from flyingchess.cli import main
 from flyingchess.fair_dice import (
     DiceProof,
     ProofError,
+    Shown,
     commitment_of,
     derive_roll,
     nonce_of,
@@ -96,6 +97,8 @@ def test_faces_are_even_over_many_rolls() -> None:
 
 WHO = ("host", "blue")
 PLAYERS = ("red", "blue")
+SEATS = {"red": {"kind": "human"}, "blue": {"kind": "player", "name": "Bao"}}
+"""The seats a record of this proof shows: blue was a player's, as dice.seated says."""
 
 
 def proof_json(**changes: Any) -> dict[str, Any]:
@@ -172,13 +175,17 @@ def test_a_commitment_from_a_later_roll_covers_only_the_rolls_after_it() -> None
     assert "from action 30 on" in verified.summary()
     # nobody said the commitment should start late: the early rolls are flagged unchecked
     assert not verified.complete and "dice.from is 30" in verified.warnings()[0]
-    assert verify_rolls(proof_json(**{"from": 30}), rolls, PLAYERS, first=30).complete
+    assert verify_rolls(proof_json(**{"from": 30}), rolls, PLAYERS, seats=SEATS, shown=Shown(first=30)).complete
     # with the commitment a page showed, the commitment covers the whole game unless told otherwise
-    with pytest.raises(ProofError, match=re.escape("dice.from: the record's commitment starts at action 30")):
-        verify_rolls(proof_json(**{"from": 30}), rolls, PLAYERS, commitment=commitment_of(SEED))
-    assert verify_rolls(proof_json(**{"from": 30}), rolls, PLAYERS, commitment=commitment_of(SEED), first=30).complete
+    with pytest.raises(
+        ProofError, match=re.escape("dice.from: the record's commitment covers only the rolls from action 30")
+    ):
+        verify_rolls(proof_json(**{"from": 30}), rolls, PLAYERS, shown=Shown(commitment_of(SEED)))
+    assert verify_rolls(
+        proof_json(**{"from": 30}), rolls, PLAYERS, seats=SEATS, shown=Shown(commitment_of(SEED), 30)
+    ).complete
     with pytest.raises(ProofError, match=re.escape("starts at action 0, the one you were shown at action 5")):
-        verify_rolls(proof_json(), rolls_of(90), PLAYERS, first=5)
+        verify_rolls(proof_json(), rolls_of(90), PLAYERS, shown=Shown(first=5))
 
 
 def test_a_raised_from_cannot_hide_a_changed_early_roll() -> None:
@@ -189,25 +196,38 @@ def test_a_raised_from_cannot_hide_a_changed_early_roll() -> None:
     forged = proof_json(**{"from": 89})
     assert not verify_rolls(forged, rolls, PLAYERS).complete
     with pytest.raises(ProofError, match=re.escape("dice.from:")):
-        verify_rolls(forged, rolls, PLAYERS, commitment=commitment_of(SEED))
+        verify_rolls(forged, rolls, PLAYERS, shown=Shown(commitment_of(SEED)))
     with pytest.raises(ProofError, match=re.escape("action 0: rolled")):
-        verify_rolls(proof_json(), rolls, PLAYERS, commitment=commitment_of(SEED))
+        verify_rolls(proof_json(), rolls, PLAYERS, shown=Shown(commitment_of(SEED)))
 
 
 def test_a_player_finds_their_own_share_and_the_seats_that_contributed() -> None:
     rolls = rolls_of(40)
-    verified = verify_rolls(proof_json(), rolls, PLAYERS, share=CONTRIBUTIONS[1])
-    assert verified.details() == ["shares from: host, blue", "your share is in the record (sent as blue)"]
-    with pytest.raises(ProofError, match=re.escape("dice.contributions: your share not-my-share... is not in")):
-        verify_rolls(proof_json(), rolls, PLAYERS, share="not-my-share-at-all")
-    # the record's own seats say who played blue: a bot there is worth a warning
     seats = {"red": {"kind": "human"}, "blue": {"kind": "player", "name": "Bao"}}
-    assert verify_rolls(proof_json(), rolls, PLAYERS, seats=seats).complete
+    verified = verify_rolls(proof_json(), rolls, PLAYERS, seats=seats, shown=Shown(share=CONTRIBUTIONS[1]))
+    assert verified.details() == ["shares from: host, blue", "your share is in the record (sent as blue)"]
+    assert verified.complete
+    with pytest.raises(ProofError, match=re.escape("dice.contributions: your share not-my-share... is not in")):
+        verify_rolls(proof_json(), rolls, PLAYERS, shown=Shown(share="not-my-share-at-all"))
+    # filed under the name it was sent as, when the player says which
+    assert verify_rolls(proof_json(), rolls, PLAYERS, seats=seats, shown=Shown(share=CONTRIBUTIONS[1], share_by="blue"))
+    swapped = proof_json(contributors=["blue", "host"])
+    with pytest.raises(ProofError, match=re.escape("your share is filed under 'host', not under 'blue'")):
+        verify_rolls(swapped, rolls, PLAYERS, shown=Shown(share=CONTRIBUTIONS[1], share_by="blue"))
+    # the record's own seats say who played blue: a bot there, or no seats at all, is worth a warning
     botted = verify_rolls(proof_json(), rolls, PLAYERS, seats=seats | {"blue": {"kind": "bot", "bot": "heuristic"}})
     assert botted.warnings() == [
         "blue contributed as a player's seat, but the record's seats show it played by a bot:"
-        " make sure a player held it when the game started"
+        " if you saw a player there when the game started, say so with --seated"
     ]
+    assert not verify_rolls(proof_json(), rolls, PLAYERS, seats=None).complete
+    # what the player saw settles it: blue seen seated is a plain success, blue not seen a refusal
+    assert verify_rolls(proof_json(), rolls, PLAYERS, seats=None, shown=Shown(seated=("blue",))).complete
+    with pytest.raises(
+        ProofError,
+        match=re.escape("dice.contributors[1]: 'blue' contributed as a player's seat, but you saw no player there"),
+    ):
+        verify_rolls(proof_json(), rolls, PLAYERS, seats=seats, shown=Shown(seated=()))
 
 
 def test_one_roll_is_one_roll() -> None:
@@ -437,6 +457,15 @@ def test_the_verify_command(client: TestClient, tmp_path: Path, capsys: pytest.C
     assert capsys.readouterr().out.splitlines()[-1] == "your share is in the record (sent as blue)"
     assert "is not the commitment you were shown" in refused(data, "--commitment", "0" * 64)
     assert "your share not-my-share... is not in the record" in refused(data, "--share", "not-my-share-at-all")
+    # filed under the name it was sent as: a swap of the two names is caught by the player who says which
+    assert main(["verify", "--share", GUEST_SHARE, "--as", "blue", str(good)]) == 0
+    capsys.readouterr()
+    swapped = data | {"dice": data["dice"] | {"contributors": data["dice"]["contributors"][::-1]}}
+    assert "your share is filed under 'host', not under 'blue'" in refused(
+        swapped, "--share", GUEST_SHARE, "--as", "blue"
+    )
+    assert "--as: give host or your colour" in refused(data, "--as", "blue")
+    assert "--seated: give the colours you saw" in refused(data, "--seated", "purple")
     assert "--share: give your page's share" in refused(data, "--share", "short")
     assert "--commitment: give the commitment's 64 hexadecimal digits" in refused(data, "--commitment", "xyz")
     with pytest.raises(SystemExit) as exit_status:  # argparse's own refusal, one line too
@@ -495,8 +524,24 @@ def test_a_seat_the_record_names_as_seated_against_its_own_seats_is_not_a_plain_
         assert captured.out.startswith(f"all {len(forged['actions'])} rolls match the commitment")
         assert captured.err.strip() == (
             "warning: red contributed as a player's seat, but the record's seats show it played by the host's device:"
-            " make sure a player held it when the game started"
+            " if you saw a player there when the game started, say so with --seated"
         )
+    # the forger's next step, seats deleted or edited to match, is no plain success either: without
+    # seats only dice.seated speaks; and whoever played says which seats players held
+    no_seats = {key: value for key, value in forged.items() if key != "seats"}
+    path.write_text(json.dumps(no_seats))
+    assert main(["verify", str(path)]) == 3
+    assert "red contributed as a player's seat" in capsys.readouterr().err
+    edited = forged | {"seats": forged["seats"] | {"red": {"kind": "player", "name": "Nobody"}}}
+    path.write_text(json.dumps(edited))
+    assert main(["verify", "--seated", "blue", str(path)]) == 2
+    assert captured_line(capsys) == (
+        "dice.contributors[2]: 'red' contributed as a player's seat, but you saw no player there"
+    )
+    honest = tmp_path / "honest.json"
+    honest.write_text(json.dumps({key: value for key, value in data.items() if key != "seats"}))
+    assert main(["verify", "--seated", "blue", str(honest)]) == 0
+    capsys.readouterr()
 
 
 def test_a_raised_from_over_a_changed_early_roll_is_never_a_plain_success(
@@ -515,7 +560,9 @@ def test_a_raised_from_over_a_changed_early_roll_is_never_a_plain_success(
         f"warning: dice.from is {last}: the record's rolls before action {last} are not"
     )
     assert main(["verify", "--commitment", data["dice"]["commitment"], str(path)]) == 2
-    assert captured_line(capsys).startswith(f"dice.from: the record's commitment starts at action {last}")
+    assert captured_line(capsys).startswith(
+        f"dice.from: the record's commitment covers only the rolls from action {last} on"
+    )
     # said explicitly, the late start is what the user expects: the rolls covered are checked
     assert main(["verify", "--commitment", data["dice"]["commitment"], "--from", str(last), str(path)]) == 0
     capsys.readouterr()

@@ -125,14 +125,22 @@ def command_replay(args: argparse.Namespace) -> int:
 def command_verify(args: argparse.Namespace) -> int:
     """Recompute every committed roll of a network game's record (docs/records.md §6).
     Exit 0: every roll is covered and matches; 2: refused; 3: the rolls covered match,
-    but the record's commitment starts after action 0 and nobody said it should."""
-    from .fair_dice import ProofError, valid_contribution, verify_rolls
+    but part of the record is only its own word (a warning line says what)."""
+    from .board import COLOURS
+    from .fair_dice import HOST, ProofError, Shown, valid_contribution, verify_rolls
 
     shown = args.commitment
     if shown is not None and not (16 <= len(shown) <= 64 and all(c in "0123456789abcdefABCDEF" for c in shown)):
         raise CommandError("--commitment: give the commitment's 64 hexadecimal digits (or at least the first 16)")
     if args.share is not None and not valid_contribution(args.share):
         raise CommandError("--share: give your page's share as it showed it (8 to 64 letters, digits, '-' or '_')")
+    if args.share_by is not None and (args.share is None or args.share_by not in (HOST, *COLOURS)):
+        raise CommandError("--as: give host or your colour (red, yellow, blue, green), with --share")
+    seated = None
+    if args.seated is not None:
+        seated = tuple(colour.strip() for colour in args.seated.split(",") if colour.strip())
+        if any(colour not in COLOURS for colour in seated):
+            raise CommandError("--seated: give the colours you saw held by players, comma-separated (blue,green)")
     record = _read_record(args.record)
     try:
         rolls = [step.roll for step in record.steps()]
@@ -144,9 +152,7 @@ def command_verify(args: argparse.Namespace) -> int:
             rolls,
             record.players,
             seats=record.extra.get("seats"),
-            commitment=shown,
-            first=args.first,
-            share=args.share,
+            shown=Shown(shown, args.first, args.share, args.share_by, seated),
         )
     except ProofError as error:
         raise CommandError(str(error)) from None
@@ -158,10 +164,6 @@ def command_verify(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     for warning in verified.warnings():
         sys.stderr.write(f"warning: {warning}\n")
-    if verified.unchecked_start:
-        sys.stderr.write(
-            f"(if your page showed this commitment from action {verified.first} on: --from {verified.first})\n"
-        )
     return EXIT_PARTIAL
 
 
@@ -381,6 +383,8 @@ def command_play(args: argparse.Namespace) -> int:
     lease = getattr(args, "lease_seconds", None)
     if lease is not None and not (math.isfinite(lease) and 1 <= lease <= 600):
         raise CommandError(f"--lease-seconds must be 1..600, not {lease}")
+    if lease is not None and not getattr(args, "redis", None):
+        raise CommandError("--lease-seconds is the lease on a room held in Redis: it needs --redis")
     serving = args.command == "serve"
     lan = getattr(args, "lan", False)
     return serve(
@@ -523,7 +527,7 @@ def command_simulate(args: argparse.Namespace) -> int:
             ],
         )
     if args.plot:
-        _plot_win_rates(data, args.plot, len(bots))
+        _plot_win_rates(data, args.plot, len(bots), sys.stderr if args.json else sys.stdout)
     return 0
 
 
@@ -573,7 +577,9 @@ def _check_plot(path: str) -> None:
     _check_writable(path, "--plot")
 
 
-def _plot_win_rates(data: dict[str, Any], path: str, players: int) -> None:
+def _plot_win_rates(data: dict[str, Any], path: str, players: int, out: TextIO) -> None:
+    """The win-rate chart; where it went is said on `out` (standard error under --json,
+    whose standard output is the JSON alone)."""
     plt = _import_pyplot()
     names = list(data["bots"])
     rates = [data["bots"][n]["win_rate"] for n in names]
@@ -591,7 +597,7 @@ def _plot_win_rates(data: dict[str, Any], path: str, players: int) -> None:
         figure.savefig(path)
     except OSError as error:
         raise CommandError(f"--plot: cannot write {path}: {error.strerror}") from None
-    print(f"plot written to {path}")
+    print(f"plot written to {path}", file=out)
 
 
 def command_tournament(args: argparse.Namespace) -> int:
@@ -762,7 +768,13 @@ def build_parser() -> argparse.ArgumentParser:
     analyse.set_defaults(handler=command_analyse)
 
     verify = commands.add_parser(
-        "verify", help="check a network game's dice against the commitment it was played under"
+        "verify",
+        help="check a network game's dice against the commitment it was played under",
+        description="Recompute every roll of a network game's record from the revealed seed and the players'"
+        " shares, and hold the record to what your page showed (docs/records.md §6).",
+        epilog="Exit status: 0 every roll is covered and matches; 2 refused (one line says why); 3 the rolls"
+        " covered match, but part of the record is only its own word (a warning line says what, and which"
+        " option settles it).",
     )
     verify.add_argument(
         "--commitment", metavar="HEX", help="the commitment the page showed before the game (at least 16 digits)"
@@ -775,6 +787,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="the action the commitment you were shown starts at (0 unless the page said otherwise)",
     )
     verify.add_argument("--share", metavar="VALUE", help="your page's share: it must be in the record")
+    verify.add_argument(
+        "--as", dest="share_by", metavar="NAME", help="host, or your colour: the name your share must be filed under"
+    )
+    verify.add_argument(
+        "--seated",
+        metavar="COLOURS",
+        help="the colours you saw held by players (comma-separated; '' for none): no other colour may contribute",
+    )
     verify.add_argument("record", help="record file, or - for standard input")
     verify.set_defaults(handler=command_verify)
 

@@ -32,6 +32,11 @@ def _planes(planes: tuple[int, ...]) -> str:
     return "planes " + "+".join(str(plane) for plane in planes)
 
 
+def _verb(planes: tuple[int, ...], one: str, several: str) -> str:
+    """The verb for a plane or a stack: "steps" / "step"."""
+    return one if len(planes) == 1 else several
+
+
 @dataclass(frozen=True)
 class Rolled(Event):
     kind: ClassVar[str] = "roll"
@@ -64,11 +69,11 @@ class Stepped(Event):
     progress: int
 
     def describe(self) -> str:
-        return f"{self.colour} {_planes(self.planes)} steps to {self.progress}"
+        return f"{self.colour} {_planes(self.planes)} {_verb(self.planes, 'steps', 'step')} to {self.progress}"
 
     def describe_move(self) -> str:
         """The last step of a run, told as the whole move (a summary without each step)."""
-        return f"{self.colour} {_planes(self.planes)} moves to {self.progress}"
+        return f"{self.colour} {_planes(self.planes)} {_verb(self.planes, 'moves', 'move')} to {self.progress}"
 
 
 @dataclass(frozen=True)
@@ -80,7 +85,7 @@ class Bounced(Event):
     planes: tuple[int, ...]
 
     def describe(self) -> str:
-        return f"{self.colour} {_planes(self.planes)} bounces off the centre"
+        return f"{self.colour} {_planes(self.planes)} {_verb(self.planes, 'bounces', 'bounce')} off the centre"
 
 
 @dataclass(frozen=True)
@@ -92,7 +97,7 @@ class Jumped(Event):
     end: int
 
     def describe(self) -> str:
-        return f"{self.colour} {_planes(self.planes)} jumps from {self.start} to {self.end}"
+        return f"{self.colour} {_planes(self.planes)} {_verb(self.planes, 'jumps', 'jump')} from {self.start} to {self.end}"
 
 
 @dataclass(frozen=True)
@@ -104,7 +109,9 @@ class Flew(Event):
     end: int
 
     def describe(self) -> str:
-        return f"{self.colour} {_planes(self.planes)} flies from {self.start} to {self.end}"
+        return (
+            f"{self.colour} {_planes(self.planes)} {_verb(self.planes, 'flies', 'fly')} from {self.start} to {self.end}"
+        )
 
 
 @dataclass(frozen=True)
@@ -122,8 +129,10 @@ class Captured(Event):
     cause: str
 
     def describe(self) -> str:
+        # no cell number: `progress` counts from the captured colour's own start, which the
+        # mover's numbers (its own progress) would contradict on the same line
         how = "landing on" if self.cause == "landing" else "flying over"
-        return f"{self.by} captures {self.colour} {_planes(self.planes)} by {how} cell {self.progress}"
+        return f"{self.by} captures {self.colour} {_planes(self.planes)} by {how} {_verb(self.planes, 'it', 'them')}"
 
 
 @dataclass(frozen=True)

@@ -278,36 +278,42 @@ class Verified:
             lines.append(
                 f"dice.from is {self.first}: the record's rolls before action {self.first} are not covered by this"
                 " commitment and were not checked (a game played on the network from its start is committed from"
-                " action 0)"
+                f" action 0; if your page said it starts at action {self.first}: --from {self.first})"
             )
         for colour, kind in self.not_players:
             lines.append(
                 f"{colour} contributed as a player's seat, but the record's seats show it played by {kind}:"
-                " make sure a player held it when the game started"
+                f" if you saw a player there when the game started, say so with --seated"
             )
         return lines
 
 
-def verify_rolls(
-    proof_data: Any,
-    rolls: Sequence[int],
-    players: Sequence[str],
-    *,
-    seats: Any = None,
-    commitment: str | None = None,
-    first: int | None = None,
-    share: str | None = None,
-) -> Verified:
-    """Check a record's rolls (in order, one per action) against its `dice` field.
+@dataclass(frozen=True)
+class Shown:
+    """What a player knows of a game's dice apart from its record: what the page showed
+    and sent. Each given field holds the record to it; None leaves it to the record."""
 
-    What the player knows independently of the record holds it further: `commitment`
-    (what the page showed: the whole SHA-256 or at least its first 16 digits), `first`
-    (the action that commitment starts at; 0 when a commitment is given without it,
-    since a game played on the network from its start commits from its first roll) and
-    `share` (the player's own contribution, which must be in the record). `seats` (the
-    record's) are compared with the seats the proof says players held. ProofError names
-    the field, or the first action whose roll differs; what only the record vouches for
-    comes back as the result's `warnings()`."""
+    commitment: str | None = None
+    """The commitment the page showed (the whole SHA-256, or at least its first 16 digits)."""
+    first: int | None = None
+    """The action that commitment starts at; with a commitment and no `first`, 0 (a game
+    played on the network from its start commits from its first roll)."""
+    share: str | None = None
+    """The player's own share: it must be one of the contributions ..."""
+    share_by: str | None = None
+    """... filed under this name ("host" or the player's colour)."""
+    seated: tuple[str, ...] | None = None
+    """The colours the player saw held by players: no other colour may have contributed."""
+
+
+def verify_rolls(
+    proof_data: Any, rolls: Sequence[int], players: Sequence[str], *, seats: Any = None, shown: Shown = Shown()
+) -> Verified:
+    """Check a record's rolls (in order, one per action) against its `dice` field, and
+    the record against what the player was `shown` apart from it. `seats` (the record's)
+    are compared with the seats the proof says players held when nobody says otherwise.
+    ProofError names the field, or the first action whose roll differs; what only the
+    record vouches for comes back as the result's `warnings()`."""
     if proof_data is None:
         raise ProofError("dice: this record carries no dice proof (a local game, or a record from another tool)")
     proof = parse_proof(proof_data, players)
@@ -317,47 +323,68 @@ def verify_rolls(
         raise ProofError(f"dice.from: {proof.first} is past the record's {counted(len(rolls), 'action')}")
     if proof.first == len(rolls) and rolls:
         raise ProofError(f"dice.from: the commitment covers none of the record's {counted(len(rolls), 'roll')}")
-    if commitment is not None and not proof.commitment.startswith(commitment.lower()):
-        raise ProofError(
-            f"dice.commitment: {proof.commitment[:16]}... is not the commitment you were shown ({commitment[:16]}...)"
-        )
-    expected_first = first if first is not None else 0 if commitment is not None else None
-    if expected_first is not None and proof.first != expected_first:
-        raise ProofError(
-            f"dice.from: the record's commitment starts at action {proof.first}, the one you were shown at action"
-            f" {expected_first}" + (f" (the rolls before {proof.first} would go unchecked)" if proof.first else "")
-        )
-    share_by = None
-    if share is not None:
-        if share not in proof.contributions:
-            raise ProofError(f"dice.contributions: your share {share[:12]}... is not in the record")
-        share_by = proof.contributors[proof.contributions.index(share)]
+    _hold_to(proof, shown)
     derived = proof.rolls(proof.first, len(rolls) - proof.first)
     for offset, (recorded, expected) in enumerate(zip(rolls[proof.first :], derived)):
         if recorded != expected:
             index = proof.first + offset
             raise ProofError(f"action {index}: rolled {recorded}, but the committed dice give {expected}")
+    share_by = None if shown.share is None else proof.contributors[proof.contributions.index(shown.share)]
     return Verified(
         len(derived),
         proof.first,
         proof.contributors,
         share_by,
-        unchecked_start=proof.first > 0 and expected_first is None,
-        not_players=_not_players(proof, seats),
+        unchecked_start=proof.first > 0 and shown.first is None and shown.commitment is None,
+        not_players=() if shown.seated is not None else _not_players(proof, seats),
     )
 
 
+def _hold_to(proof: DiceProof, shown: Shown) -> None:
+    """ProofError where the record disagrees with what the player was shown."""
+    if shown.commitment is not None and not proof.commitment.startswith(shown.commitment.lower()):
+        raise ProofError(
+            f"dice.commitment: {proof.commitment[:16]}... is not the commitment you were shown"
+            f" ({shown.commitment[:16]}...)"
+        )
+    if shown.first is not None and proof.first != shown.first:
+        raise ProofError(
+            f"dice.from: the record's commitment starts at action {proof.first}, the one you were shown at action"
+            f" {shown.first}"
+        )
+    if shown.first is None and shown.commitment is not None and proof.first != 0:
+        raise ProofError(
+            f"dice.from: the record's commitment covers only the rolls from action {proof.first} on, but a game"
+            f" played on the network from its start is committed from action 0 (if your page said the commitment"
+            f" starts at action {proof.first}, say so with --from {proof.first})"
+        )
+    if shown.share is not None:
+        if shown.share not in proof.contributions:
+            raise ProofError(f"dice.contributions: your share {shown.share[:12]}... is not in the record")
+        filed = proof.contributors[proof.contributions.index(shown.share)]
+        if shown.share_by is not None and filed != shown.share_by:
+            raise ProofError(
+                f"dice.contributors: your share is filed under {filed!r}, not under {shown.share_by!r} as you sent it"
+            )
+    if shown.seated is not None:
+        for index, who in enumerate(proof.contributors):
+            if who != HOST and who not in shown.seated:
+                raise ProofError(
+                    f"dice.contributors[{index}]: {who!r} contributed as a player's seat, but you saw no player there"
+                )
+
+
 def _not_players(proof: DiceProof, seats: Any) -> tuple[tuple[str, str], ...]:
-    """Contributing seats that the record's `seats` (when it has them) show played by
-    someone other than a player. A host may give a seat away during play, so this is a
-    warning, not a refusal."""
-    if not isinstance(seats, dict):
-        return ()
+    """Contributing seats that the record's `seats` show played by someone other than a
+    player, or all of them when the record has no seats to show. A host may give a seat
+    away during play, so this is a warning, not a refusal."""
     out = []
     for colour in proof.contributors:
-        seat = seats.get(colour)
+        if colour == HOST:
+            continue
+        seat = seats.get(colour) if isinstance(seats, dict) else None
         kind = seat.get("kind") if isinstance(seat, dict) else None
-        if colour != HOST and kind != "player":
-            shown = {"bot": "a bot", "human": "the host's device", "open": "nobody"}.get(str(kind), "nobody known")
+        if kind != "player":
+            shown = {"bot": "a bot", "human": "the host's device", "open": "nobody"}.get(str(kind), "nobody it names")
             out.append((colour, shown))
     return tuple(out)

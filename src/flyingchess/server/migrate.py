@@ -20,11 +20,11 @@ class MigrationError(Exception):
 def migrate(folder: Path, target_url: str) -> dict[str, int]:
     """Copy every game of `folder`/games.sqlite3 into the PostgreSQL at `target_url`.
     Returns how many games were copied and skipped, and the target's rows afterwards."""
+    if not target_url.startswith(("postgresql://", "postgres://")):
+        raise MigrationError(f"--to must be a postgresql:// URL, not {target_url!r}")
     source_path = folder / "games.sqlite3"
     if not source_path.is_file():
         raise MigrationError(f"no games database in {folder} (expected {source_path})")
-    if not target_url.startswith(("postgresql://", "postgres://")):
-        raise MigrationError(f"--to must be a postgresql:// URL, not {target_url!r}")
     try:
         source = SqliteStore(source_path)
     except StoreError as error:
@@ -34,6 +34,11 @@ def migrate(folder: Path, target_url: str) -> dict[str, int]:
     except StoreError as error:
         source.close()
         raise MigrationError(str(error)) from None
+    except ImportError as error:  # PostgreSQL's driver comes with the cluster extra
+        source.close()
+        raise MigrationError(
+            f"--to needs the cluster extra ({error.name} is missing): pip install 'flyingchess[cluster]'"
+        ) from None
     copied = skipped = 0
     try:
         for _, row, actions, chat in source.dump():

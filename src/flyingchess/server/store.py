@@ -568,11 +568,15 @@ class SqliteStore(SqlStore):
         self.path = path
         self.name = str(path)
         self.lock = threading.RLock()
+        blocking = next((folder for folder in (path.parent, *path.parent.parents) if folder.is_file()), None)
+        if blocking is not None:
+            raise StoreError(f"cannot open the games database {path}: {blocking} is a file, not a folder")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         except (sqlite3.Error, OSError) as error:
-            raise StoreError(f"cannot open the games database {path}: {error}") from None
+            reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+            raise StoreError(f"cannot open the games database {path}: {reason}") from None
         try:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")

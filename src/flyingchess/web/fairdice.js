@@ -58,12 +58,26 @@ export function rememberDice(gameId, dice, { seats = null, share = null } = {}) 
   writeByGame(SEEN_KEY, all, SEEN_KEPT);
 }
 
-/** The share this page sent to a game's dice, or null. */
+/** The share this page sent to a game's dice ({value, by}; by is null for an old entry), or null. */
 export function myShare(gameId) {
   const seen = seenDice(gameId);
   const shares = seen && Array.isArray(seen.shares) ? seen.shares : [];
   const last = shares[shares.length - 1];
-  return last ? (typeof last === "string" ? last : last.value) : null;
+  if (!last) return null;
+  return typeof last === "string" ? { value: last, by: null } : last;
+}
+
+/** `flyingchess verify` holding the downloaded record to what this page saw (docs/records.md §6). */
+export function verifyCommand(gameId, dice) {
+  const seen = seenDice(gameId);
+  const parts = ["flyingchess verify", `--commitment ${seen ? seen.commitment : dice.commitment}`];
+  const first = seen ? (seen.from ?? 0) : (dice.from ?? 0);
+  if (first) parts.push(`--from ${first}`);
+  const mine = myShare(gameId);
+  if (mine) parts.push(`--share ${mine.value}`, ...(mine.by ? [`--as ${mine.by}`] : []));
+  if (seen && Array.isArray(seen.seated)) parts.push(`--seated '${seen.seated.join(",")}'`);
+  parts.push(`flyingchess-${gameId}.json`);
+  return parts.join(" ");
 }
 
 /** A random share for the dice: 32 base64url characters (24 bytes from the OS). */
@@ -254,8 +268,11 @@ export function makeDiceCard({ gameId, fetchRecord }) {
   const button = h("button", { class: "btn btn-small", type: "button", "data-testid": "verify-dice", hidden: true, onclick: () => verify() });
   const why = h("summary", {});
   const explain = h("p", { class: "dice-explain" });
+  const commandLead = h("p", { class: "dice-explain" });
+  const command = h("code", { class: "dice-command", "data-testid": "dice-command" });
   const card = h("div", { class: "card dice-card", "data-testid": "dice-card", hidden: true },
-    title, lead, fingerprint, status, shareLine, h("div", { class: "dice-actions" }, button), result, h("details", { class: "dice-why" }, why, explain));
+    title, lead, fingerprint, status, shareLine, h("div", { class: "dice-actions" }, button), result,
+    h("details", { class: "dice-why" }, why, explain, commandLead, command));
   let dice = null;
   let over = false;
   let last = null;  // the last verification's outcome, kept across a language change
@@ -279,9 +296,11 @@ export function makeDiceCard({ gameId, fetchRecord }) {
     const mine = myShare(gameId);
     shareLine.hidden = !mine;
     if (mine) {
-      const code = h("code", { class: "dice-share-value" }, mine);
+      const code = h("code", { class: "dice-share-value" }, mine.value);
       shareLine.replaceChildren(t("dice.your-share"), " ", code);
     }
+    commandLead.textContent = t("dice.command");
+    command.textContent = verifyCommand(gameId, dice);
     button.hidden = !dice.seed;
     button.textContent = t("dice.verify");
     why.textContent = t("dice.why");

@@ -243,11 +243,14 @@ export function mountReplay(root, app, gameId) {
     const d = review && pos > 0 ? review.decisions.find((x) => x.index === pos - 1) : null;
     verdict.hidden = !d;
     if (!d) return;
-    const best = d.cost === 0;
-    verdict.dataset.kind = best ? "best" : d.cost >= 0.02 ? "mistake" : "inaccuracy";
-    verdict.textContent = best
-      ? t("review.was-best", { why: reasonText(d.reasons), chance: percent(d.chance_best) })
-      : (({ best, played, cost }) => t("review.was-not-best", { best: d.best + 1, why: reasonText(d.reasons), chance: best, played, cost }))(costTexts(d));
+    const shown = costTexts(d);
+    // a cost too small to show (both chances the same to a tenth of a point) is no inaccuracy
+    const kind = d.cost === 0 ? "best" : shown.cost === "0.0%" ? "close" : d.cost >= 0.02 ? "mistake" : "inaccuracy";
+    verdict.dataset.kind = kind;
+    const why = reasonText(d.reasons);
+    verdict.textContent = kind === "best" ? t("review.was-best", { why, chance: percent(d.chance_best) })
+      : kind === "close" ? t("review.about-best", { best: d.best + 1, why, chance: shown.played })
+        : t("review.was-not-best", { best: d.best + 1, why, chance: shown.best, played: shown.played, cost: shown.cost });
   }
 
   const off = onLangChange(relabel);
