@@ -18,7 +18,6 @@ import json
 import math
 import shutil
 import statistics
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -72,12 +71,11 @@ def python_timings(repeats: int) -> tuple[float, float]:
 
 def browser_timings(repeats: int) -> dict[str, float]:
     """Median ms to verify a 1,000-roll record in Chromium, each way of hashing."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
     import tempfile
 
     from playwright.sync_api import sync_playwright
 
-    from servers import Server
+    from flyingchess.server.process import ServerProcess as Server
 
     record = a_record(1000)
     results: dict[str, float] = {}

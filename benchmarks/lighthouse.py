@@ -23,10 +23,9 @@ import tempfile
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+from flyingchess.server.process import ServerProcess as Server
 
-from servers import Server
+ROOT = Path(__file__).resolve().parent.parent
 
 CATEGORIES = ("performance", "accessibility", "best-practices")
 

@@ -13,14 +13,11 @@ import argparse
 import gzip
 import json
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-
-from servers import Server
+from flyingchess.server.process import ServerProcess as Server
 
 WEB = Path(__file__).resolve().parent.parent / "src" / "flyingchess" / "web"
 
