@@ -58,13 +58,15 @@ export function rememberDice(gameId, dice, { seats = null, share = null } = {}) 
   writeByGame(SEEN_KEY, all, SEEN_KEPT);
 }
 
-/** The share this page sent to a game's dice ({value, by}; by is null for an old entry), or null. */
-export function myShare(gameId) {
+/** The share this page sent to a game's dice ({value, by}; by is null for an old entry),
+ * or null: the one the server took, when `dice` (a snapshot's) lists it (a page that sent
+ * one again after a reconnect had the second refused), else the last one sent. */
+export function myShare(gameId, dice = null) {
   const seen = seenDice(gameId);
-  const shares = seen && Array.isArray(seen.shares) ? seen.shares : [];
-  const last = shares[shares.length - 1];
-  if (!last) return null;
-  return typeof last === "string" ? { value: last, by: null } : last;
+  const shares = (seen && Array.isArray(seen.shares) ? seen.shares : [])
+    .map((share) => typeof share === "string" ? { value: share, by: null } : share);
+  const taken = dice && Array.isArray(dice.contributions) ? shares.find((share) => dice.contributions.includes(share.value)) : null;
+  return taken || shares[shares.length - 1] || null;
 }
 
 /** `flyingchess verify` holding the downloaded record to what this page saw (docs/records.md §6). */
@@ -73,7 +75,7 @@ export function verifyCommand(gameId, dice) {
   const parts = ["flyingchess verify", `--commitment ${seen ? seen.commitment : dice.commitment}`];
   const first = seen ? (seen.from ?? 0) : (dice.from ?? 0);
   if (first) parts.push(`--from ${first}`);
-  const mine = myShare(gameId);
+  const mine = myShare(gameId, dice);
   if (mine) parts.push(`--share ${mine.value}`, ...(mine.by ? [`--as ${mine.by}`] : []));
   if (seen && Array.isArray(seen.seated)) parts.push(`--seated '${seen.seated.join(",")}'`);
   parts.push(`flyingchess-${gameId}.json`);
@@ -293,7 +295,7 @@ export function makeDiceCard({ gameId, fetchRecord }) {
     else parts.push(over ? t("dice.revealed") : t("dice.abandoned"));
     status.textContent = parts.join(" ");
     rememberDice(gameId, dice, { seats: snap.seats });  // what to hold the record to
-    const mine = myShare(gameId);
+    const mine = myShare(gameId, dice);
     shareLine.hidden = !mine;
     if (mine) {
       const code = h("code", { class: "dice-share-value" }, mine.value);
