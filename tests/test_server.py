@@ -7,6 +7,7 @@ import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
 import pytest
 from starlette.testclient import TestClient
@@ -374,9 +375,12 @@ def test_the_manifest_names_icons_that_exist_at_their_sizes(client: TestClient) 
     response = client.get("/static/manifest.webmanifest")
     assert response.status_code == 200 and response.headers["content-type"].startswith("application/manifest+json")
     manifest = response.json()
-    assert manifest["display"] == "standalone" and manifest["start_url"] == "/"
+    # relative to the manifest (static/), so the same files work under any path (a static site)
+    root = str(client.base_url).rstrip("/") + "/"
+    base = root + "static/manifest.webmanifest"
+    assert manifest["display"] == "standalone" and urljoin(base, manifest["start_url"]) == root
     for icon in manifest["icons"]:
-        image = client.get(icon["src"])
+        image = client.get(urljoin(base, icon["src"]))
         assert image.status_code == 200 and image.headers["content-type"].startswith(icon["type"])
         if icon["type"] == "image/png":  # width and height from the PNG header
             width, height = int.from_bytes(image.content[16:20]), int.from_bytes(image.content[20:24])

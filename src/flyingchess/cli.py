@@ -167,6 +167,22 @@ def command_verify(args: argparse.Namespace) -> int:
     return EXIT_PARTIAL
 
 
+def command_build_site(args: argparse.Namespace) -> int:
+    """The static site (docs/static-site.md): the whole game as files a static host serves."""
+    from .site import SiteError, build_site
+
+    try:
+        site = build_site(Path(args.folder), Path(args.pyodide) if args.pyodide else None, args.server)
+    except SiteError as error:
+        raise CommandError(f"build-site: {error}") from None
+    print(
+        f"static site written to {site.folder}: {counted(site.files, 'file')}, {site.size / 1e6:.1f} MB"
+        f" (version {site.version}, Pyodide {site.pyodide})"
+    )
+    print("serve that folder from any static host (for a try: python -m http.server -d FOLDER), then open it")
+    return 0
+
+
 def command_analyse(args: argparse.Namespace) -> int:
     record = _read_record(args.record)
     missing = BOTS["ace"].missing()
@@ -797,6 +813,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     verify.add_argument("record", help="record file, or - for standard input")
     verify.set_defaults(handler=command_verify)
+
+    site = commands.add_parser(
+        "build-site",
+        help="write the game as a static site: it plays in the browser with nothing installed, offline too",
+        description="Write the page, the engine and the Python runtime into FOLDER: any static host serves it"
+        " (docs/static-site.md).",
+    )
+    site.add_argument("folder", help="where to write it (new, empty, or a site built before)")
+    site.add_argument("--pyodide", metavar="DIR", help="the pyodide npm package (default: node_modules/pyodide)")
+    site.add_argument("--server", metavar="URL", help="a flyingchess server the page names for games across devices")
+    site.set_defaults(handler=command_build_site)
 
     choose = commands.add_parser("choose", help="print the move a bot picks after a record")
     choose.add_argument("--bot", required=True)

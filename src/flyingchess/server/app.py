@@ -39,7 +39,7 @@ from ..game import DEFAULT_PLAYERS
 from ..layout import board_layout
 from ..record import ActionError, RecordError, parse_record
 from ..rules import OPTIONS, PRESETS, Rules, RulesError
-from .async_store import AsyncStore
+from .async_store import AsyncStore, LoopStore
 from .dice import EntropyDice
 from .guard import LOOPBACK_NAMES, Guard, HostPolicy
 from .insight import Insight
@@ -242,7 +242,7 @@ async def list_games(request: Request) -> Response:
     limits = _settings(request).limits
     limit = _count(request, "limit", limits.list_page, limits.list_page_max, least=1)
     offset = _count(request, "offset", 0, 10**9)
-    store: AsyncStore = request.app.state.store
+    store: LoopStore = request.app.state.store
     summaries = await store.summaries(limit + 1, offset, _named_games(request))
     games = [_summary(summary) for summary in summaries[:limit]]
     return JSONResponse({"games": games, "next": offset + limit if len(summaries) > limit else None})
@@ -251,7 +251,7 @@ async def list_games(request: Request) -> Response:
 async def statistics(request: Request) -> Response:
     """Games played and won by player and by colour, over the finished games (the last
     10,000); on a network server only over the games the page names (`?ids=`)."""
-    store: AsyncStore = request.app.state.store
+    store: LoopStore = request.app.state.store
     return JSONResponse(tally(await store.summaries(STATS_GAMES, 0, _named_games(request), finished=True)))
 
 
@@ -260,7 +260,7 @@ async def lobby(request: Request) -> Response:
     limits = _settings(request).limits
     limit = _count(request, "limit", limits.list_page, limits.list_page_max, least=1)
     offset = _count(request, "offset", 0, 10**9)
-    store: AsyncStore = request.app.state.store
+    store: LoopStore = request.app.state.store
     summaries = await store.lobby(limit + 1, offset)
     rooms = _rooms(request)
     listing = []
@@ -311,7 +311,8 @@ async def _prepared_record(request: Request) -> tuple[Any, ...]:
         except (ValueError, RecursionError):
             raise ProtocolError("bad-record", "the file is not a JSON game record") from None
 
-    return await asyncio.to_thread(prepare)
+    prepared: tuple[Any, ...] = await request.app.state.store.run_blocking(prepare)
+    return prepared
 
 
 async def import_record(request: Request) -> Response:
@@ -360,7 +361,7 @@ async def get_replay(request: Request) -> Response:
     if wait:
         raise ProtocolError("rate-limited", f"too many replay pages: try again in {wait:.0f} s", retry_after=wait)
     async with request.app.state.heavy_jobs:
-        steps = await asyncio.to_thread(room.replay_steps, first, count)
+        steps = await request.app.state.store.run_blocking(room.replay_steps, first, count)
     return JSONResponse({"game": room.snapshot(), **steps})
 
 
@@ -411,7 +412,7 @@ async def delete_game(request: Request) -> Response:
     """Forget a game. Needs only its stored host token, not the game itself, so a game
     that cannot be loaded can still be deleted."""
     game_id = request.path_params["game_id"]
-    store: AsyncStore = request.app.state.store
+    store: LoopStore = request.app.state.store
     exists, host_token = await store.host_token(game_id)
     if not exists:
         raise ProtocolError("unknown-game", "no game with that id")
@@ -571,7 +572,8 @@ ROUTES = [
     WebSocketRoute("/ws/{game_id}", GameSocket),
     # the page's own files compressed (a phone on a slow network loads a third of the
     # bytes); API answers are not: they are small, and some carry secrets
-    Mount("/static", GZipMiddleware(StaticFiles(directory=WEB), minimum_size=1024), name="static"),
+    # (check_dir off: Python in the browser imports the app without the page's files)
+    Mount("/static", GZipMiddleware(StaticFiles(directory=WEB, check_dir=False), minimum_size=1024), name="static"),
 ]
 
 
@@ -587,13 +589,16 @@ def create_app(
     hosts: HostPolicy | None = None,
     redis_url: str | None = None,
     lease_seconds: float | None = None,
+    store: LoopStore | None = None,
 ) -> Starlette:
     """The app over one games database (SQLite or PostgreSQL; it runs in worker threads).
 
     `dice` makes each room's die: the operating system's generator (read in blocks) by default; tests
     pass seeded ones. `hosts`: the names the server answers to (loopback names by
     default). `limits`: rates and sizes (tests lift the rates to script fast games).
-    `redis_url`: the Redis that several processes over one (PostgreSQL) database share."""
+    `redis_url`: the Redis that several processes over one (PostgreSQL) database share.
+    `store`: how the event loop reaches `database` (group-committed in threads by
+    default; `InlineStore` where there are no threads, as in the browser)."""
     limits = limits or Limits()
     settings = Settings(local, invite_base, limits, public_url)
     app = Starlette(
@@ -613,7 +618,7 @@ def create_app(
             HTTPException: http_error,
         },
     )
-    store = AsyncStore(database)
+    store = store or AsyncStore(database)
     app.state.database = database
     app.state.store = store
     app.state.settings = settings

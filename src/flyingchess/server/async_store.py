@@ -139,6 +139,48 @@ class AsyncStore:
         setattr(self, name, call)
         return call
 
+    async def run_blocking(self, function: Callable[..., R], *args: Any) -> R:
+        """CPU-bound work of the app (rebuilding a game, a review) off the event loop:
+        in a worker thread here; at once where there are no threads (InlineStore)."""
+        return await asyncio.to_thread(function, *args)
+
     def close(self) -> None:
         self.writer.close()
         self.readers.shutdown(wait=True)
+
+
+class InlineStore:
+    """A `SqlStore` for an event loop that cannot start threads (Python in the browser):
+    the same awaited methods as `AsyncStore`, each run at once, each write its own
+    transaction. `after_write` is told after every write that succeeded (the browser
+    saves the database file to its own storage then)."""
+
+    def __init__(self, database: SqlStore, after_write: Callable[[], None] | None = None) -> None:
+        self.database = database
+        self.after_write = after_write
+
+    async def call(self, method: Callable[..., R], *args: Any, **kwargs: Any) -> R:
+        return method(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        method = getattr(self.database, name)
+        writes = getattr(method, "body", None) is not None
+
+        async def call(*args: Any, **kwargs: Any) -> Any:
+            result = method(*args, **kwargs)
+            if writes and self.after_write is not None:
+                self.after_write()
+            return result
+
+        setattr(self, name, call)
+        return call
+
+    async def run_blocking(self, function: Callable[..., R], *args: Any) -> R:
+        return function(*args)
+
+    def close(self) -> None:
+        """Nothing waits to be written: every write was done when it was asked for."""
+
+
+LoopStore = AsyncStore | InlineStore
+"""How the event loop reaches the games database."""

@@ -71,7 +71,7 @@ class Insight:
         room = await self.rooms.view(request.path_params["game_id"])
         state, actions = room.session.state, len(room.session.actions)
         moved_on = _moved_on(request, actions)
-        found = await asyncio.to_thread(chances, state)
+        found = await self.rooms.store.run_blocking(chances, state)
         return JSONResponse({"actions": actions, "moved_on": moved_on, "chances": found})
 
     async def hint(self, request: Request) -> Response:
@@ -89,7 +89,7 @@ class Insight:
                 return JSONResponse({"actions": actions, "moved_on": True, "hint": None})
             raise ProtocolError("no-move", "a hint is for a rolled die: no move is awaited now")
         async with self.heavy_jobs:
-            found = await asyncio.to_thread(hint, state)
+            found = await self.rooms.store.run_blocking(hint, state)
         return JSONResponse({"actions": actions, "moved_on": moved_on, "hint": found.to_json()})
 
     async def analysis(self, request: Request) -> Response:
@@ -111,7 +111,7 @@ class Insight:
                 raise ProtocolError("rate-limited", f"too many reviews: try again in {wait:.0f} s", retry_after=wait)
             record = room.record()
             async with self.heavy_jobs:
-                review = (await asyncio.to_thread(analyse, record)).to_json()
+                review = (await self.rooms.store.run_blocking(analyse, record)).to_json()
             self.reviews[key] = review
             while len(self.reviews) > REVIEWS_KEPT:
                 self.reviews.popitem(last=False)

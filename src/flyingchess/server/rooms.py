@@ -38,7 +38,7 @@ from ..game import (
 )
 from ..record import Record, canonical_state, parse_action, replay_actions
 from ..rules import Rules
-from .async_store import AsyncStore
+from .async_store import LoopStore
 from .dice import EntropyDice
 from .limits import KeyedBuckets, Limits
 from .presence import Presence, Watcher
@@ -139,7 +139,7 @@ class Room:
 
     def __init__(
         self,
-        store: AsyncStore,
+        store: LoopStore,
         stored: StoredGame,
         state: State,
         dice: random.Random,
@@ -702,7 +702,7 @@ class Rooms:
 
     def __init__(
         self,
-        store: AsyncStore,
+        store: LoopStore,
         dice_factory: Callable[[], random.Random] = EntropyDice,
         grace: float = GRACE_SECONDS,
         limits: Limits = Limits(),
@@ -751,7 +751,7 @@ class Rooms:
         stored = await self.store.load(game_id)
         if stored is None:
             raise ProtocolError("unknown-game", "no game with that id")
-        state = await asyncio.to_thread(rebuild, stored)
+        state = await self.store.run_blocking(rebuild, stored)
         room = self._room(stored, state)
         await room.load_chat()
         # Deleted while it loaded? `forget` marks it, and nothing awaits between this

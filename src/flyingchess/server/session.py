@@ -17,7 +17,7 @@ from ..fair_dice import DiceProof, ProofError
 from ..game import GameSetupError, IllegalMoveError, State, apply, play, roll, validate_players
 from ..record import ActionError, Record, canonical_state, replay_actions, rules_to_json
 from ..rules import Rules, RulesError
-from .async_store import AsyncStore
+from .async_store import LoopStore
 from .protocol import SPEEDS, ProtocolError, parse_timer
 from .seats import Seats
 from .store import DamagedGame, LostGame, StoredGame
@@ -85,7 +85,7 @@ def rebuild(stored: StoredGame) -> State:
 class GameSession:
     def __init__(
         self,
-        store: AsyncStore,
+        store: LoopStore,
         stored: StoredGame,
         state: State,
         epoch: int | None,

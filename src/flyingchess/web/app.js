@@ -9,6 +9,8 @@ import { mountJoin } from "./join.js";
 import { unlockSound, showSoundState } from "./sound.js";
 import { applyMotion, applyTheme } from "./settings.js";
 import { mountPreferences } from "./preferences.js";
+import { MODE } from "./transport.js";
+import { builtMeta, startSite } from "./site.js";
 
 // An error nothing caught is in the console already; the player sees a notice too.
 window.addEventListener("error", showFault);
@@ -81,6 +83,19 @@ async function start() {
   window.matchMedia?.("(prefers-color-scheme: dark)").addEventListener?.("change", applyTheme);
   await setLang(detectLang());
   buildHeader();
+  if (MODE === "worker") {  // the static site: Python starts in the background; the home screen does not wait
+    startSite();
+    try {
+      app.meta = await builtMeta();
+    } catch (err) {
+      reportError(err);
+      return;
+    }
+    setBotLevels(app.meta.bots);
+    window.addEventListener("hashchange", route);
+    route();
+    return;
+  }
   let res = await api("GET", "/api/meta");
   for (let tries = 0; !res.ok && tries < 20; tries++) {
     main.replaceChildren(h("div", { class: "card missing" }, h("p", {}, t("error.offline"))));

@@ -13,10 +13,11 @@ import { showEndCard, hideEndCard, offerRematch } from "./endcard.js";
 import { makeMoveLog } from "./movelog.js";
 import { fetchChances, fetchHint, chanceBar, percent, reasonText } from "./insight.js";
 import { makeDiceCard, newContribution, rememberDice } from "./fairdice.js";
+import { NETWORK_PLAY } from "./site.js";
 import {
   h, api, toast, errorText, colourIcon, colourChip, dieFace, setDieFace, seatLabel, botLabel,
   rulesSummary, formatEvents, medal, looksLocal, presenceDot, seatAvatar, PALETTE,
-  eyeSvg, clockSvg, reportError, oneChoice, homeSvg, downloadSvg, replaySvg,
+  eyeSvg, clockSvg, reportError, oneChoice, homeSvg, downloadSvg, replaySvg, recordLink,
 } from "./ui.js";
 
 const SPEED_FACTOR = { slow: 1.7, normal: 1, fast: 0.45, instant: 0 };
@@ -60,7 +61,7 @@ export function mountGame(root, app, gameId) {
   const boardWrap = h("div", { class: "board-wrap" }, h("div", { class: "board-frame" }, board.svg, banner, reactLayer, conn), endLayer);
 
   const homeBtn = h("button", { class: "btn btn-ghost", "data-testid": "home", type: "button", onclick: () => app.go("#/") });
-  const download = h("a", { class: "btn btn-ghost", "data-testid": "download-record", href: `/api/games/${encodeURIComponent(gameId)}/record`, download: `flyingchess-${gameId}.json` });
+  const download = recordLink(gameId, { class: "btn btn-ghost", "data-testid": "download-record" });
   const replayLink = h("a", { class: "btn btn-ghost", href: `#/replay/${encodeURIComponent(gameId)}` });
   const turnCard = h("div", { class: "turn-card", "data-testid": "turn", "aria-live": "polite" });
   const timerBar = h("div", { class: "turn-timer", "data-testid": "turn-timer", hidden: true },
@@ -501,7 +502,7 @@ export function mountGame(root, app, gameId) {
     }
     if (seat.kind !== "human") opts.push(h("option", { value: "human" }, t("seat.menu-human")));
     if (seat.kind === "player") opts.push(h("option", { value: "kick" }, t("seat.menu-kick", { name: seatLabel(seat, !local) })));
-    else if (seat.kind !== "open") opts.push(h("option", { value: "open" }, t("seat.menu-open")));
+    else if (seat.kind !== "open" && NETWORK_PLAY) opts.push(h("option", { value: "open" }, t("seat.menu-open")));
     select.replaceChildren(...opts);
     select.value = "";
   }
@@ -541,7 +542,8 @@ export function mountGame(root, app, gameId) {
   }
 
   function renderInvite() {
-    invite.render({ playing: !!snap && snap.phase !== "over", openSeats: openSeats().length, role: myRole() });
+    // no network behind the static site: nobody to invite (site.js says how to play across devices)
+    invite.render({ playing: NETWORK_PLAY && !!snap && snap.phase !== "over", openSeats: openSeats().length, role: myRole() });
   }
 
   // ------------------------------------------------------------ chat and reactions

@@ -1,10 +1,11 @@
 // Home: the title, new game, the lobby of open rooms, the saved games, and loading a record file.
 import { t, tNodes, lang, onLangChange } from "./i18n.js";
-import { h, api, toast, errorText, colourIcon, colourChip, seatLabel, presetLabel, logoSvg, medal, presenceDot, eyeSvg, PALETTE } from "./ui.js";
+import { NETWORK_PLAY } from "./site.js";
+import { h, api, toast, errorText, colourIcon, colourChip, seatLabel, presetLabel, logoSvg, medal, presenceDot, eyeSvg, PALETTE, recordLink } from "./ui.js";
 import { keepHostToken, getSeatToken, hostHeaders, heldGameIds } from "./net.js";
 
 const LOBBY_REFRESH_MS = 4000;
-let lobbyMissing = false;   // an older server without GET /api/rooms: ask once per page load
+let lobbyMissing = !NETWORK_PLAY;  // no lobby behind the static site; an older server without GET /api/rooms: ask once per page load
 
 export function mountHome(root, app) {
   let games = null;
@@ -152,7 +153,7 @@ export function mountHome(root, app) {
       g.over
         ? h("button", { class: "btn btn-primary", type: "button", "data-testid": "replay", onclick: () => app.go(`#/replay/${id}`) }, t("home.replay"))
         : h("button", { class: "btn btn-primary", type: "button", "data-testid": "resume", onclick: () => app.go(`#/game/${id}`) }, t("home.resume")),
-      h("a", { class: "btn", "data-testid": "download", href: `/api/games/${id}/record`, download: `flyingchess-${g.id}.json` }, t("home.download")),
+      recordLink(g.id, { class: "btn", "data-testid": "download" }, t("home.download")),
       del);
     return h("li", { class: "game-item", "data-testid": "game-item", "data-id": g.id, "data-over": g.over ? "true" : "false" },
       h("div", { class: "game-info" }, players, meta), actions);

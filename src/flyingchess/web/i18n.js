@@ -26,7 +26,7 @@ export function detectLang() {
 function load(code) {
   // one request per catalogue; a failed one is forgotten so it can be asked again
   if (!cache[code]) {
-    cache[code] = fetch(`/static/i18n/${code}.json`, { cache: "no-cache" }).then((res) => {
+    cache[code] = fetch(new URL(`./i18n/${code}.json`, import.meta.url), { cache: "no-cache" }).then((res) => {
       if (!res.ok) throw new Error(`catalogue ${code} missing`);
       return res.json();
     });

@@ -3,6 +3,7 @@
 // Also: the tokens this browser holds (localStorage, one entry per game id).
 
 import { reportError } from "./ui.js";
+import { openSocket, isOpen } from "./transport.js";
 
 const TOKENS_KEY = "flyingchess.tokens";
 const NAME_KEY = "flyingchess.name";
@@ -90,10 +91,9 @@ export class GameSocket {
 
   connect() {
     if (this.closed) return;
-    const proto = location.protocol === "https:" ? "wss" : "ws";
     let ws;
     try {
-      ws = new WebSocket(`${proto}://${location.host}/ws/${encodeURIComponent(this.gameId)}`);
+      ws = openSocket(`/ws/${encodeURIComponent(this.gameId)}`);
     } catch {
       this.retry();
       return;
@@ -107,7 +107,7 @@ export class GameSocket {
     });
     ws.addEventListener("message", (e) => {
       let msg;
-      try { msg = JSON.parse(e.data); } catch (err) { reportError(err); return; }
+      try { msg = JSON.parse(/** @type {MessageEvent} */ (e).data); } catch (err) { reportError(err); return; }
       if (msg && msg.type === "error" && msg.code === "unknown-game") this.fatal = true;
       try { this.onMessage(msg); } catch (err) { reportError(err); }
     });
@@ -129,7 +129,7 @@ export class GameSocket {
   }
 
   send(data) {
-    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+    if (this.ws && isOpen(this.ws)) {
       this.ws.send(JSON.stringify(data));
       return true;
     }

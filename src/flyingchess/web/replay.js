@@ -3,7 +3,7 @@ import { Board } from "./board.js";
 import { t, onLangChange } from "./i18n.js";
 import { showTurn, missingCard } from "./cards.js";
 import { fetchReview, chanceChart, mistakeList, percent, reasonText, costTexts } from "./insight.js";
-import { h, s, fetchReplay, errorText, dieFace, setDieFace, rulesSummary, formatEvents, PALETTE, homeSvg, downloadSvg } from "./ui.js";
+import { h, s, fetchReplay, errorText, dieFace, setDieFace, rulesSummary, formatEvents, PALETTE, homeSvg, downloadSvg, recordLink } from "./ui.js";
 
 export function mountReplay(root, app, gameId) {
   const board = new Board(app.meta.layout);
@@ -46,7 +46,7 @@ export function mountReplay(root, app, gameId) {
   const reviewBody = h("div", { class: "review-body" });
   const reviewCard = h("div", { class: "card review-card", "data-testid": "review", hidden: true }, reviewTitle, reviewBody);
   const verdict = h("div", { class: "verdict", "data-testid": "verdict", hidden: true });
-  const download = h("a", { class: "btn btn-ghost", "data-testid": "download-record", href: `/api/games/${encodeURIComponent(gameId)}/record`, download: `flyingchess-${gameId}.json` });
+  const download = recordLink(gameId, { class: "btn btn-ghost", "data-testid": "download-record" });
 
   screen.append(boardWrap, h("aside", { class: "panel" },
     h("div", { class: "panel-bar" }, homeBtn, h("div", { class: "spacer" }), download),

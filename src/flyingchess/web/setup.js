@@ -1,5 +1,6 @@
 // New game: players, colours, seats (human or a bot from /api/meta), preset and every option.
 import { t, has, onLangChange } from "./i18n.js";
+import { NETWORK_PLAY, networkPlayNote } from "./site.js";
 import { settings } from "./settings.js";
 import { h, api, toast, errorText, colourIcon, botLabel, presetLabel, optionValueLabel, dieFace, clockSvg, COLOURS, PALETTE } from "./ui.js";
 import { keepHostToken } from "./net.js";
@@ -19,6 +20,7 @@ function saveNames(names) {
 export function mountSetup(root, app) {
   const meta = app.meta;
   const bots = (meta.bots || []).filter((b) => b.available !== false);  // a bot whose extra is missing cannot play here
+  const missingBots = (meta.bots || []).filter((b) => b.available === false && b.level_name);  // levels not offered here: say so
   // New seats get the "sensible" heuristic bot (kind to newcomers); the strongest otherwise.
   const bestBot = bots.find((b) => b.name === "heuristic") || (bots.length ? bots.reduce((a, b) => (b.level > a.level ? b : a)) : null);
   const presetNames = Object.keys(meta.presets || {});
@@ -88,7 +90,7 @@ export function mountSetup(root, app) {
       } });
       const seat = h("select", { class: "select", "data-testid": `seat-${c}`, "aria-label": t("setup.seat-for", { colour: t(`colour.${c}`) }), disabled: !on, onchange: () => { form.seats[c] = seat.value; render(); } },
         h("option", { value: "human" }, t("seat.human")),
-        h("option", { value: "open" }, t("seat.open")),
+        NETWORK_PLAY ? h("option", { value: "open" }, t("seat.open")) : null,
         ...bots.map((b) => h("option", { value: `bot:${b.name}` }, t("seat.bot", { name: botLabel(b.name) }))));
       seat.value = form.seats[c];
       const bot = form.seats[c].startsWith("bot:") ? bots.find((b) => `bot:${b.name}` === form.seats[c]) : null;
@@ -134,6 +136,9 @@ export function mountSetup(root, app) {
           h("label", { class: "field", for: "player-count" }, h("span", {}, t("setup.player-count")), countSel),
           h("div", { class: "seats" }, ...seatRows),
           orderNote,
+          missingBots.length ? h("p", { class: "muted", "data-testid": "bots-missing" },
+            t("setup.bots-missing", { names: missingBots.map((b) => botLabel(b.name)).join(", ") })) : null,
+          networkPlayNote(),
           timerField(),
           app.meta.analysis ? hintsField() : null),
         h("div", { class: "card" },

@@ -1,5 +1,6 @@
 // DOM helpers, colours and shapes, the die, toasts, the API and event formatting.
 import { t, tNodes, has } from "./i18n.js";
+import { send } from "./transport.js";
 
 export const SVG_NS = "http://www.w3.org/2000/svg";
 export const COLOURS = ["red", "yellow", "blue", "green"];
@@ -185,25 +186,42 @@ export function errorText(code, message) {
 
 // ---------------------------------------------------------------- API
 
-/** fetch JSON; never throws: {ok, status, data, error:{code,message}}. */
+/** A JSON request to the server (transport.js says how it gets there); never throws:
+ * {ok, status, data, error:{code,message}}. */
 export async function api(method, url, body, headers = {}) {
-  try {
-    const init = { method, headers: { ...headers } };
-    if (body !== undefined) {
-      init.body = typeof body === "string" ? body : JSON.stringify(body);
-      init.headers["Content-Type"] = "application/json";
-    }
-    const res = await fetch(url, init);
-    let data = null;
-    try { data = await res.json(); } catch { data = null; }
-    if (!res.ok) {
-      const error = (data && data.error) || { code: "network", message: `HTTP ${res.status}` };
-      return { ok: false, status: res.status, data, error };
-    }
-    return { ok: true, status: res.status, data, error: null };
-  } catch (err) {
-    return { ok: false, status: 0, data: null, error: { code: "network", message: String(err && err.message || err) } };
+  const sent = { headers: { ...headers }, body: null };
+  if (body !== undefined) {
+    sent.body = typeof body === "string" ? body : JSON.stringify(body);
+    sent.headers["Content-Type"] = "application/json";
   }
+  const res = await send(method, url, sent);
+  if (res.status === 0) return { ok: false, status: 0, data: null, error: { code: "network", message: res.error || "" } };
+  let data = null;
+  try { data = JSON.parse(res.body); } catch { data = null; }
+  if (res.status < 200 || res.status >= 300) {
+    const error = (data && data.error) || { code: "network", message: `HTTP ${res.status}` };
+    return { ok: false, status: res.status, data, error };
+  }
+  return { ok: true, status: res.status, data, error: null };
+}
+
+/** A link that downloads a game's record (fetched through the transport, so the static
+ * site's worker serves it as the server does). */
+export function recordLink(gameId, attrs = {}, ...children) {
+  const name = `flyingchess-${gameId}.json`;
+  const link = h("a", { ...attrs, href: `api/games/${encodeURIComponent(gameId)}/record`, download: name }, ...children);
+  link.addEventListener("click", async (event) => {
+    event.preventDefault();
+    const res = await send("GET", `/api/games/${encodeURIComponent(gameId)}/record`);
+    if (res.status !== 200) { toast(errorText("network", res.error || `HTTP ${res.status}`), "error"); return; }
+    const url = URL.createObjectURL(new Blob([res.body], { type: "application/json" }));
+    const save = h("a", { href: url, download: name, hidden: true });
+    document.body.append(save);
+    save.click();
+    save.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  });
+  return link;
 }
 
 /** A game's whole replay, fetched a page of steps at a time: {ok, data: {game, initial,
