@@ -14,6 +14,8 @@ for tests that do not set their own).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -33,3 +35,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         for name in MODULE_MARKS.get(item.path.name, ()):
             item.add_marker(getattr(pytest.mark, name))
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """A real Chromium for the browser tests (tests/browser.py says where it comes from)."""
+    from browser import launched_chromium
+
+    yield from launched_chromium()
