@@ -56,6 +56,8 @@ LEFT_OUT: Final = (
 )
 """Parts of the package the browser cannot or need not run."""
 MARKER: Final = ".flyingchess-site"
+VERSION_SLOT: Final = "@@version@@"
+"""Where index.html gets the site's version, once every other file is written."""
 
 
 class SiteError(Exception):
@@ -213,7 +215,9 @@ def build_site(folder: Path, pyodide: Path | None = None, server: str | None = N
     if tag not in page:
         raise SiteError("web/index.html no longer carries the transport attribute the site sets")
     named = f' data-server="{server}"' if server else ""
-    (folder / "index.html").write_text(page.replace(tag, f'<html lang="en" data-transport="worker"{named}>'), "utf-8")
+    (folder / "index.html").write_text(
+        page.replace(tag, f'<html lang="en" data-transport="worker" data-version="{VERSION_SLOT}"{named}>'), "utf-8"
+    )
     engine = folder / "engine"
     (engine / "pyodide").mkdir(parents=True)
     for name in PYODIDE_FILES:
@@ -225,6 +229,8 @@ def build_site(folder: Path, pyodide: Path | None = None, server: str | None = N
     for name in files:
         digest.update(name.encode() + b"\0" + (folder / name).read_bytes())
     version = digest.hexdigest()[:16]
+    index = folder / "index.html"  # the page names its version (its worker's caches follow it)
+    index.write_text(index.read_text(encoding="utf-8").replace(VERSION_SLOT, version), encoding="utf-8")
     cached = ["./", *(name for name in files if not name.startswith("."))]
     worker = (WEB / "sw.js").read_text(encoding="utf-8")
     line = 'const MANIFEST = { version: "dev", files: [] };'

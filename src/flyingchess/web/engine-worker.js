@@ -4,7 +4,8 @@
 // requests and socket messages with the very app `flyingchess play` serves
 // (flyingchess/server/in_browser.py). No rule of the game is written here.
 //
-// Page -> worker: {type: "request", id, method, url, body, headers} | {type: "open", socket, url}
+// Page -> worker: {type: "init", version} first, then {type: "request", id, method, url, body, headers}
+//   | {type: "open", socket, url}
 //   | {type: "send", socket, text} | {type: "close", socket} | {type: "flush"}
 // Worker -> page: {type: "progress", stage, done, total} | {type: "ready"} | {type: "failed", message}
 //   | {type: "response", id, status, headers, body} | {type: "socket", socket, event, data}
@@ -23,8 +24,12 @@ let storageOk = true;
 
 const post = (message) => postMessage(message);
 
+let initialised;
+const init = new Promise((resolve) => { initialised = resolve; });
+
 self.onmessage = (event) => {
-  if (app) handle(event.data);
+  if (event.data.type === "init") initialised(event.data.version || "dev");
+  else if (app) handle(event.data);
   else waiting.push(event.data);
 };
 
@@ -99,17 +104,86 @@ function saveSoon() {
   saveTimer = setTimeout(save, SAVE_DELAY_MS);
 }
 
+const marks = [];
+const mark = (name) => marks.push([name, Math.round(performance.now())]);
+let VERSION = "dev";  // the site's version, told by the page first ({type: "init", version})
+let SNAPSHOT_CACHE = "";
+const SNAPSHOT = new URL("python-snapshot", ENGINE).href;
+const ARCHIVE = "/home/pyodide/flyingchess.zip";
+const IMPORTS = `import sys\nsys.path.insert(0, "${ARCHIVE}")\nimport flyingchess.server.in_browser\n`;
+
+/** Python as this site's version left it, imports done (a memory snapshot, made on the
+ * first visit and kept in the browser's cache): starting from it skips seconds of work. */
+async function readSnapshot() {
+  if (VERSION === "dev" || !self.caches) return null;
+  try {
+    const hit = await (await caches.open(SNAPSHOT_CACHE)).match(SNAPSHOT);
+    return hit ? new Uint8Array(await hit.arrayBuffer()) : null;
+  } catch { return null; }
+}
+
+async function keepSnapshot(bytes) {
+  if (VERSION === "dev" || !self.caches) return;
+  try {
+    await (await caches.open(SNAPSHOT_CACHE)).put(SNAPSHOT, new Response(bytes));
+  } catch (err) {
+    console.warn("no snapshot kept (the next start takes longer):", err);
+  }
+}
+
+async function cached(url) {
+  try { return self.caches ? !!(await caches.match(url.href)) : false; } catch { return false; }
+}
+
+async function startPython(loadPyodide, archive) {
+  const options = { indexURL: new URL("pyodide/", ENGINE).href, stdout: () => {}, stderr: (text) => console.warn(text) };
+  const snapshot = await readSnapshot();
+  if (snapshot) {
+    try {
+      const pyodide = await loadPyodide({ ...options, _loadSnapshot: snapshot });
+      mark("pyodide from snapshot");
+      return pyodide;
+    } catch (err) {
+      mark("snapshot failed: " + String(err).slice(0, 200));
+      console.warn("the snapshot did not load: starting afresh", err);
+      await caches.delete(SNAPSHOT_CACHE);
+    }
+  }
+  const pyodide = await loadPyodide({ ...options, _makeSnapshot: VERSION !== "dev" });
+  mark("pyodide loaded");
+  pyodide.FS.writeFile(ARCHIVE, archive);
+  pyodide.runPython(IMPORTS);
+  mark("imported");
+  if (VERSION !== "dev") {
+    try {
+      keepSnapshot(pyodide.makeMemorySnapshot());
+    } catch (err) {
+      console.warn("no snapshot made (the next start takes longer):", err);
+    }
+  }
+  return pyodide;
+}
+
 async function boot() {
+  VERSION = await init;
+  SNAPSHOT_CACHE = `flyingchess-${VERSION}-python`;
+  mark("boot");
   if (typeof WebAssembly !== "object") throw new Error("this browser has no WebAssembly");
   post({ type: "progress", stage: "runtime", done: 0, total: 0 });
-  // the runtime's big files first, with progress (Pyodide then finds them in the cache)
-  await fetchWithProgress(new URL("pyodide/pyodide.asm.wasm", ENGINE), "runtime");
+  // the runtime's big file first, with progress (Pyodide then finds it in the cache);
+  // from the cache, as on every visit after the first, there is nothing to watch
+  const wasm = new URL("pyodide/pyodide.asm.wasm", ENGINE);
+  if (!(await cached(wasm))) await fetchWithProgress(wasm, "runtime");
   const archive = await fetchWithProgress(new URL("python.zip", ENGINE), "game");
+  mark("fetched");
   const { loadPyodide } = await import(new URL("pyodide/pyodide.mjs", ENGINE).href);
   post({ type: "progress", stage: "python", done: 0, total: 0 });
-  const pyodide = await loadPyodide({ indexURL: new URL("pyodide/", ENGINE).href, stdout: () => {}, stderr: (text) => console.warn(text) });
+  const pyodide = await startPython(loadPyodide, archive);
   pyodideRef = pyodide;
-  pyodide.unpackArchive(archive, "zip", { extractDir: "/home/pyodide/site" });
+  // the package, imported from its zip as needed (a snapshot holds the modules already
+  // imported, not the file the others come from)
+  pyodide.FS.writeFile(ARCHIVE, archive);
+  mark("archive in place");
   pyodide.FS.mkdirTree(DATA);
   try {
     pyodide.FS.mount(pyodide.FS.filesystems.IDBFS, {}, DATA);
@@ -118,19 +192,19 @@ async function boot() {
     storageOk = false;
     post({ type: "storage", ok: false, message: String(err && err.message || err) });
   }
+  mark("storage mounted");
   post({ type: "progress", stage: "game", done: 1, total: 1 });
   const toPage = (socket, event, data) => post({ type: "socket", socket, event, data });
   pyodide.globals.set("to_page", toPage);
   pyodide.globals.set("saved", saveSoon);
   app = await pyodide.runPythonAsync(`
-import sys
-sys.path.insert(0, "/home/pyodide/site")
 from flyingchess.server.in_browser import InBrowser
 app = InBrowser("${DATA}", to_page, saved)
 await app.start()
 app
 `);
-  post({ type: "ready" });
+  mark("app started");
+  post({ type: "ready", marks });
   for (const message of waiting.splice(0)) handle(message);
 }
 

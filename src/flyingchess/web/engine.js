@@ -27,6 +27,8 @@ export function engineState() { return state; }
 function start() {
   if (worker) return worker;
   worker = new Worker(new URL("./engine-worker.js", import.meta.url), { type: "module" });
+  // the site's version (set by build-site) names the worker's caches, its Python snapshot among them
+  worker.postMessage({ type: "init", version: document.documentElement.dataset.version || "dev" });
   worker.onmessage = (event) => receive(event.data);
   worker.onerror = (event) => {
     state = { ...state, failed: event.message || "the engine could not start" };
@@ -53,6 +55,7 @@ function receive(message) {
     state = { ...state, stage: message.stage, done: message.done, total: message.total };
     tell();
   } else if (message.type === "ready") {
+    if (message.marks) console.info("engine", JSON.stringify(message.marks));
     state = { ...state, stage: "ready", ready: true };
     tell();
   } else if (message.type === "failed") {

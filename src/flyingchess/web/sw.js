@@ -18,7 +18,8 @@ worker.addEventListener("install", (/** @type {any} */ event) => {
 worker.addEventListener("activate", (/** @type {any} */ event) => {
   event.waitUntil(
     caches.keys()
-      .then((keys) => Promise.all(keys.filter((key) => key.startsWith(PREFIX) && key !== CACHE).map((key) => caches.delete(key))))
+      // older versions' files and Python snapshots go; this version's stay
+      .then((keys) => Promise.all(keys.filter((key) => key.startsWith(PREFIX) && !key.startsWith(CACHE)).map((key) => caches.delete(key))))
       .then(() => worker.clients.claim()),
   );
 });
