@@ -54,12 +54,36 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def serve(folder: Path) -> tuple[str, uvicorn.Server]:
-    """The site as a static host serves it: its files, compressed when worth it."""
-    app = Starlette(
-        routes=[Mount("/", StaticFiles(directory=folder, html=True))],
-        middleware=[Middleware(GZipMiddleware, minimum_size=1024)],
+class Counted:
+    """Bytes a server sent (body and headers, as they went out)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.bytes = 0
+        self.responses = 0
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        async def counted(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                self.responses += 1
+                self.bytes += sum(len(name) + len(value) + 4 for name, value in message.get("headers", []))
+            elif message["type"] == "http.response.body":
+                self.bytes += len(message.get("body", b""))
+            await send(message)
+
+        await self.app(scope, receive, counted)
+
+
+def serve(folder: Path) -> tuple[str, uvicorn.Server, Counted]:
+    """The site as a static host serves it: its files, compressed when worth it; what
+    went out is counted."""
+    counted = Counted(
+        Starlette(
+            routes=[Mount("/", StaticFiles(directory=folder, html=True))],
+            middleware=[Middleware(GZipMiddleware, minimum_size=1024)],
+        )
     )
+    app = counted
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     threading.Thread(target=server.run, daemon=True).start()
@@ -68,7 +92,7 @@ def serve(folder: Path) -> tuple[str, uvicorn.Server]:
         if time.monotonic() > deadline:
             raise SystemExit("the static server did not start")
         time.sleep(0.05)
-    return f"http://127.0.0.1:{port}/", server
+    return f"http://127.0.0.1:{port}/", server, counted
 
 
 def wait(page: Any, expression: str, timeout: float = 120.0) -> float:
@@ -81,7 +105,8 @@ def wait(page: Any, expression: str, timeout: float = 120.0) -> float:
     return time.perf_counter() - started
 
 
-def set_up(page: Any, seats: dict[str, str]) -> None:
+def set_up(page: Any, seats: dict[str, str]) -> float:
+    """A new game with these seats at the fastest pace; returns when its start was clicked."""
     page.click("[data-testid=new-game]")
     page.wait_for_selector("body[data-screen=new]")
     page.select_option("[data-testid=player-count]", str(len(seats)))
@@ -91,9 +116,11 @@ def set_up(page: Any, seats: dict[str, str]) -> None:
             box.click()
     for colour, seat in seats.items():
         page.select_option(f"[data-testid=seat-{colour}]", seat)
+    started = time.perf_counter()
     page.click("[data-testid=start]")
     page.wait_for_selector("body[data-screen=game]")
     page.select_option("[data-testid=speed]", "instant")
+    return started
 
 
 LEVEL_TIMES = """
@@ -158,13 +185,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         site = build_site(Path(folder) / "site")
         figures["site_mb"] = round(site.size / 1e6, 2)
-        url, server = serve(site.folder)
+        url, server, sent = serve(site.folder)
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
             context = browser.new_context(viewport={"width": 1280, "height": 860})
             page = context.new_page()
-            transferred = [0]
-            page.on("requestfinished", lambda request: transferred.__setitem__(0, transferred[0] + body_bytes(request)))
             started = time.perf_counter()
             page.goto(url)
             page.wait_for_selector("body[data-screen=home]")
@@ -173,8 +198,9 @@ def main() -> None:
             figures["cold_ready_seconds"] = round(time.perf_counter() - started, 2)
             wait(page, "navigator.serviceWorker.controller !== null")
             page.wait_for_timeout(2000)  # the service worker's own copies of the files
-            figures["cold_transferred_mb"] = round(transferred[0] / 1e6, 2)
-            if transferred[0] == 0:
+            figures["cold_transferred_mb"] = round(sent.bytes / 1e6, 2)
+            figures["cold_responses"] = sent.responses
+            if sent.bytes == 0:
                 raise SystemExit("no bytes were counted on the first visit: nothing was measured")
             # a saved game, red (a person) to roll
             set_up(page, {"red": "human", "yellow": "bot:heuristic", "blue": "bot:heuristic", "green": "bot:heuristic"})
@@ -197,10 +223,9 @@ def main() -> None:
             # a bots-only game at the fastest pace
             page.goto(url + "#/")
             wait(page, READY)
-            set_up(
+            started = set_up(
                 page, {"red": "bot:heuristic", "yellow": "bot:greedy", "blue": "bot:expectimax", "green": "bot:random"}
             )
-            started = time.perf_counter()
             page.wait_for_selector("[data-testid=end-screen]", timeout=600_000)
             figures["bots_game_seconds"] = round(time.perf_counter() - started, 2)
             # offline
@@ -227,7 +252,8 @@ def main() -> None:
     print(f"site: {figures['site_mb']} MB in all")
     print(
         f"cold first visit: home in {figures['cold_home_seconds']} s, engine ready in {figures['cold_ready_seconds']} s,"
-        f" {figures['cold_transferred_mb']} MB transferred (compressed as served)"
+        f" {figures['cold_transferred_mb']} MB transferred in {figures['cold_responses']} responses (compressed as"
+        " served), the service worker's copy of every file included"
     )
     for key, how in (
         ("warm_playable_seconds", f"{THROTTLE}x throttled main thread"),
@@ -246,14 +272,6 @@ def main() -> None:
         )
     if "lighthouse_home" in figures:
         print(f"Lighthouse (mobile), static home: {figures['lighthouse_home']}")
-
-
-def body_bytes(request: Any) -> int:
-    try:
-        sizes = request.sizes()
-    except Exception:  # a request the browser gave up on: nothing arrived
-        return 0
-    return int(sizes.get("responseBodySize", 0)) + int(sizes.get("responseHeadersSize", 0))
 
 
 def chromium() -> str | None:

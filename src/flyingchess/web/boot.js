@@ -12,3 +12,18 @@
   root.dataset.motion = saved.motion === "reduced" || saved.motion === "full" ? saved.motion
     : (media("(prefers-reduced-motion: reduce)") ? "reduced" : "full");
 })();
+// The static site's engine (Python in a Web Worker) takes a second or two to start: a
+// page opened on a game starts it now, before the page's modules have loaded; the home
+// screen starts it after its first paint instead (engine.js takes this worker over).
+(function () {
+  var root = document.documentElement;
+  if (root.dataset.transport !== "worker" || !/^#\/(game|replay)\//.test(location.hash) || !window.Worker) return;
+  try {
+    var script = /** @type {HTMLScriptElement} */ (document.currentScript);
+    var worker = new Worker(new URL("engine-worker.js", script.src), { type: "module" });
+    var early = [];  // what it says before engine.js listens: kept, and handed over with it
+    worker.onmessage = function (event) { early.push(event.data); };
+    worker.postMessage({ type: "init", version: root.dataset.version || "dev" });
+    /** @type {any} */ (window).flyingchessEngine = { worker: worker, early: early };
+  } catch (e) { /* engine.js starts it in the usual way */ }
+})();

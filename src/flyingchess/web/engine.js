@@ -26,10 +26,17 @@ export function engineState() { return state; }
 /** The worker, started on the first call. */
 function start() {
   if (worker) return worker;
-  worker = new Worker(new URL("./engine-worker.js", import.meta.url), { type: "module" });
-  // the site's version (set by build-site) names the worker's caches, its Python snapshot among them
-  worker.postMessage({ type: "init", version: document.documentElement.dataset.version || "dev" });
+  const early = /** @type {any} */ (window).flyingchessEngine;  // started by boot.js on a game's page
+  if (early && early.worker instanceof Worker) {
+    worker = early.worker;
+  } else {
+    worker = new Worker(new URL("./engine-worker.js", import.meta.url), { type: "module" });
+    // the site's version (set by build-site) names the worker's caches, its Python snapshot among them
+    worker.postMessage({ type: "init", version: document.documentElement.dataset.version || "dev" });
+  }
+  state = { ...state, stage: "runtime" };
   worker.onmessage = (event) => receive(event.data);
+  if (early) for (const message of early.early.splice(0)) receive(message);
   worker.onerror = (event) => {
     state = { ...state, failed: event.message || "the engine could not start" };
     tell();
@@ -38,7 +45,6 @@ function start() {
   };
   // the page may be closed at any moment: what the engine stored goes to IndexedDB first
   document.addEventListener("visibilitychange", () => { if (document.visibilityState === "hidden") worker.postMessage({ type: "flush" }); });
-  state = { ...state, stage: "runtime" };
   tell();
   return worker;
 }
@@ -55,8 +61,7 @@ function receive(message) {
     state = { ...state, stage: message.stage, done: message.done, total: message.total };
     tell();
   } else if (message.type === "ready") {
-    if (message.marks) console.info("engine", JSON.stringify(message.marks));
-    state = { ...state, stage: "ready", ready: true };
+    state = { ...state, stage: "ready", ready: true, marks: message.marks };  // how long each step of its start took
     tell();
   } else if (message.type === "failed") {
     state = { ...state, failed: message.message };
