@@ -5,6 +5,7 @@ Web Worker, saved in the browser's storage, offline after the first visit."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -211,3 +212,28 @@ def test_a_runtime_that_cannot_load_is_a_clear_message(browser: Any, site: str) 
     tab.shot("static-runtime-failed")
     tab.errors.clear()  # the refused download is in the console, as it should be
     tab.close()
+
+
+def test_play_static_serves_the_same_site(tmp_path: Path) -> None:
+    """`flyingchess play --static` builds the site and serves it as a static host would."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "flyingchess", "play", "--static", "--no-browser", "--port", "0"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "XDG_CACHE_HOME": str(tmp_path)},  # its own build folder
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert line.startswith("flyingchess (static site, ") and "is running at http://127.0.0.1:" in line, line
+        url = line.split("running at ")[1].split()[0]
+        with urllib.request.urlopen(url, timeout=10) as response:
+            page = response.read().decode()
+        assert '<html lang="en" data-transport="worker" data-version="' in page
+        with urllib.request.urlopen(url + "sw.js", timeout=10) as response:
+            assert b'"engine/pyodide/pyodide.asm.wasm"' in response.read()
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

@@ -389,13 +389,22 @@ def command_rules(args: argparse.Namespace) -> int:
 
 def command_play(args: argparse.Namespace) -> int:
     try:
-        from .server.run import ServeOptions, serve
+        from .server.run import ServeOptions, serve, serve_static_site
     except ImportError as error:
         raise CommandError(
             f"the web app needs its extra packages ({error.name} is missing): pip install 'flyingchess[web]'"
         ) from None
     if not 0 <= args.port <= 65535:
         raise CommandError(f"--port {args.port} is not a port number")
+    if getattr(args, "static", False):  # the static site: the same page, the game in the browser itself
+        from .site import SiteError, build_site, site_cache
+
+        try:
+            site = build_site(site_cache())
+        except SiteError as error:
+            raise CommandError(f"play --static: {error}") from None
+        host = "0.0.0.0" if args.lan else args.host
+        return serve_static_site(site.folder, host, args.port, open_browser=not args.no_browser)
     lease = getattr(args, "lease_seconds", None)
     if lease is not None and not (math.isfinite(lease) and 1 <= lease <= 600):
         raise CommandError(f"--lease-seconds must be 1..600, not {lease}")
@@ -713,6 +722,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--lan", action="store_true", help="listen on every network interface so phones on your Wi-Fi can join"
     )
     play.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    play.add_argument(
+        "--static",
+        action="store_true",
+        help="serve the static site instead (built by build-site): the game runs in the browser, offline too",
+    )
     play.add_argument(
         "--data", type=Path, default=None, help="folder for the games database (default: your user data folder)"
     )

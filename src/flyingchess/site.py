@@ -243,4 +243,12 @@ def build_site(folder: Path, pyodide: Path | None = None, server: str | None = N
     return Site(folder, len(files) + 2, size, version, PYODIDE_VERSION)
 
 
-__all__ = ["Site", "SiteError", "browser_meta", "build_site", "find_pyodide", "python_archive"]
+def site_cache() -> Path:
+    """Where `flyingchess play --static` builds the site it serves (rebuilt each time: a
+    build takes about a second once the runtime is at hand)."""
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("flyingchess", appauthor=False)) / "static-site"
+
+
+__all__ = ["Site", "SiteError", "browser_meta", "build_site", "find_pyodide", "python_archive", "site_cache"]

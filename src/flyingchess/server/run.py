@@ -318,3 +318,33 @@ def serve(options: ServeOptions) -> int:
         app.state.store.close()  # commit the writes still queued, then close the database
         store.close()
     return 0
+
+
+def serve_static_site(folder: Path, host: str, port: int, open_browser: bool) -> int:
+    """Serve a static site built by `flyingchess build-site` as any static host would
+    (its files, compressed), until interrupted: the game plays in the page itself."""
+    from starlette.applications import Starlette
+    from starlette.middleware import Middleware
+    from starlette.middleware.gzip import GZipMiddleware
+    from starlette.routing import Mount
+    from starlette.staticfiles import StaticFiles
+
+    app = Starlette(
+        routes=[Mount("/", StaticFiles(directory=folder, html=True))],
+        middleware=[Middleware(GZipMiddleware, minimum_size=1024)],
+    )
+    try:
+        sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as error:
+        print(f"flyingchess: cannot listen on {host}:{port}: {error.strerror}", file=sys.stderr)
+        return 2
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    address = f"http://{shown}:{sock.getsockname()[1]}/"
+    print(f"flyingchess (static site, {folder}) is running at {address}  (Ctrl+C stops)", flush=True)
+    if open_browser:
+        open_browser_soon(address)
+    uvicorn.Server(uvicorn.Config(app, log_level="warning", server_header=False)).run(sockets=[sock])
+    return 0

@@ -14,6 +14,7 @@
 const ENGINE = new URL("../engine/", import.meta.url);
 const DATA = "/data";
 const SAVE_DELAY_MS = 250;  // writes close together are saved to IndexedDB once
+const PROGRESS_MS = 250;    // how often a download's progress is told
 
 let app = null;             // the Python InBrowser object, once ready
 const waiting = [];         // messages that arrived before it was
@@ -65,13 +66,18 @@ async function fetchWithProgress(url, stage) {
   const reader = res.body.getReader();
   const chunks = [];
   let done = 0;
+  let told = 0;
   for (;;) {
     const part = await reader.read();
     if (part.done) break;
     chunks.push(part.value);
     done += part.value.length;
-    post({ type: "progress", stage, done, total });
+    if (performance.now() - told > PROGRESS_MS) {  // a few words a second: the page has its own work
+      told = performance.now();
+      post({ type: "progress", stage, done, total });
+    }
   }
+  post({ type: "progress", stage, done, total });
   const out = new Uint8Array(done);
   let at = 0;
   for (const chunk of chunks) { out.set(chunk, at); at += chunk.length; }
