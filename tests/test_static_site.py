@@ -109,6 +109,11 @@ def test_a_game_with_bots_is_saved_survives_a_reload_and_finishes_offline(
     tab.page.goto(site + "#/")
     tab.page.locator(f"[data-testid=game-item][data-id='{game_id}']").wait_for(timeout=30_000)
     offline_ready(tab)
+    # installable as an app: Chromium finds nothing missing (manifest, icons, service worker;
+    # that Playwright's contexts are private windows is the test's doing, not the site's)
+    session = tab.context.new_cdp_session(tab.page)
+    errors = session.send("Page.getInstallabilityErrors")["installabilityErrors"]
+    assert [error["errorId"] for error in errors if error["errorId"] != "in-incognito"] == []
     # no network at all: the site opens from its cache and the saved game finishes
     tab.context.set_offline(True)
     tab.page.reload()
