@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import re
 import statistics
 import tempfile
 import time
@@ -26,11 +27,30 @@ def asset_bytes() -> int:
     return sum(path.stat().st_size for path in WEB.rglob("*") if path.is_file())
 
 
+IMPORT = re.compile(r"""^\s*import\s[^;]*?from\s+["']\./([\w.-]+\.js)["']""", re.MULTILINE)
+
+
+def loaded_modules() -> list[Path]:
+    """The page's module graph from its two scripts (boot.js, app.js), following static
+    imports: what a visit to the server's page loads. The static site's worker and
+    service worker (engine-worker.js, sw.js) are started only there, never imported."""
+    found: list[Path] = []
+    todo = [WEB / "boot.js", WEB / "app.js"]
+    while todo:
+        path = todo.pop()
+        if path in found:
+            continue
+        found.append(path)
+        todo += [WEB / name for name in IMPORT.findall(path.read_text(encoding="utf-8"))]
+    return sorted(found)
+
+
 def first_load_bytes() -> int:
     """What a first visit transfers, compressed as the server sends it: the page, its
-    style sheet, every module and one language (the icons load only when installing)."""
+    style sheet, every module it loads and one language (the icons load only when
+    installing)."""
     first = [WEB / "index.html", WEB / "style.css", WEB / "manifest.webmanifest", WEB / "i18n" / "en.json"]
-    first += sorted(WEB.glob("*.js"))
+    first += loaded_modules()
     return sum(len(gzip.compress(path.read_bytes())) for path in first)
 
 

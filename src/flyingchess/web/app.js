@@ -10,7 +10,6 @@ import { unlockSound, showSoundState } from "./sound.js";
 import { applyMotion, applyTheme } from "./settings.js";
 import { mountPreferences } from "./preferences.js";
 import { MODE } from "./transport.js";
-import { builtMeta, startSite } from "./site.js";
 
 // An error nothing caught is in the console already; the player sees a notice too.
 window.addEventListener("error", showFault);
@@ -24,6 +23,8 @@ let current = null;
 
 const app = {
   meta: null,
+  /** @type {any} */
+  site: null,  // site.js, on the static site
   go(hash) {
     if (location.hash === hash) route();
     else location.hash = hash;
@@ -84,9 +85,10 @@ async function start() {
   await setLang(detectLang());
   buildHeader();
   if (MODE === "worker") {  // the static site: Python starts in the background; the home screen does not wait
-    startSite();
     try {
-      app.meta = await builtMeta();
+      app.site = await import("./site.js");  // what only the static site does (the server's page never loads it)
+      app.site.startSite();
+      app.meta = await app.site.builtMeta();
     } catch (err) {
       reportError(err);
       return;

@@ -13,7 +13,7 @@ import { showEndCard, hideEndCard, offerRematch } from "./endcard.js";
 import { makeMoveLog } from "./movelog.js";
 import { fetchChances, fetchHint, chanceBar, percent, reasonText } from "./insight.js";
 import { makeDiceCard, newContribution, rememberDice } from "./fairdice.js";
-import { NETWORK_PLAY } from "./site.js";
+import { NETWORK_PLAY } from "./transport.js";
 import {
   h, api, toast, errorText, colourIcon, colourChip, dieFace, setDieFace, seatLabel, botLabel,
   rulesSummary, formatEvents, medal, looksLocal, presenceDot, seatAvatar, PALETTE,

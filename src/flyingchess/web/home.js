@@ -1,6 +1,6 @@
 // Home: the title, new game, the lobby of open rooms, the saved games, and loading a record file.
 import { t, tNodes, lang, onLangChange } from "./i18n.js";
-import { NETWORK_PLAY } from "./site.js";
+import { NETWORK_PLAY } from "./transport.js";
 import { h, api, toast, errorText, colourIcon, colourChip, seatLabel, presetLabel, logoSvg, medal, presenceDot, eyeSvg, PALETTE, recordLink } from "./ui.js";
 import { keepHostToken, getSeatToken, hostHeaders, heldGameIds } from "./net.js";
 

@@ -1,6 +1,6 @@
 // New game: players, colours, seats (human or a bot from /api/meta), preset and every option.
 import { t, has, onLangChange } from "./i18n.js";
-import { NETWORK_PLAY, networkPlayNote } from "./site.js";
+import { NETWORK_PLAY } from "./transport.js";
 import { settings } from "./settings.js";
 import { h, api, toast, errorText, colourIcon, botLabel, presetLabel, optionValueLabel, dieFace, clockSvg, COLOURS, PALETTE } from "./ui.js";
 import { keepHostToken } from "./net.js";
@@ -138,7 +138,7 @@ export function mountSetup(root, app) {
           orderNote,
           missingBots.length ? h("p", { class: "muted", "data-testid": "bots-missing" },
             t("setup.bots-missing", { names: missingBots.map((b) => botLabel(b.name)).join(", ") })) : null,
-          networkPlayNote(),
+          app.site ? app.site.networkPlayNote() : null,
           timerField(),
           app.meta.analysis ? hintsField() : null),
         h("div", { class: "card" },

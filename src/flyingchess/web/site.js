@@ -3,14 +3,11 @@
 // updates, and a word on playing across devices, which needs a real server.
 import { t, onLangChange } from "./i18n.js";
 import { h, toast } from "./ui.js";
-import { MODE, prepare } from "./transport.js";
+import { MODE, NETWORK_PLAY, prepare } from "./transport.js";
 import { onEngine } from "./engine.js";
 
 /** A server for games across devices, named when the site was built (or null). */
 export const SERVER = MODE === "worker" ? (document.documentElement.dataset.server || null) : null;
-
-/** Whether this page can seat players from other devices (open seats, invites, joins). */
-export const NETWORK_PLAY = MODE === "network";
 
 /** The server's facts for the first paint: built into the site as meta.json (the same
  * answer the engine gives to GET /api/meta), so the home screen never waits for Python. */

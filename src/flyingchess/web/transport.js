@@ -4,14 +4,20 @@
 // page's <html data-transport>: "network" as the package serves it, "worker" once
 // `flyingchess build-site` has built the static site. Every request and socket of the
 // page goes through `send` and `openSocket`; nothing else knows which it is.
-import { engineFetch, EngineSocket, warmUp } from "./engine.js";
 
 /** "network" or "worker". */
 export const MODE = document.documentElement.dataset.transport === "worker" ? "worker" : "network";
 
+/** Whether this page can seat players from other devices (open seats, invites, joins):
+ * only with a server behind it. */
+export const NETWORK_PLAY = MODE === "network";
+
+// the worker's side is loaded only where it runs: the server's page never fetches it
+const engine = MODE === "worker" ? await import("./engine.js") : null;
+
 /** A request to the server: {status, body} (status 0: it could not be reached, `error` says why). */
 export async function send(method, url, { body = null, headers = {} } = {}) {
-  if (MODE === "worker") return engineFetch(method, url, { body, headers });
+  if (engine) return engine.engineFetch(method, url, { body, headers });
   try {
     const init = { method, headers };
     if (body !== null) init.body = body;
@@ -24,7 +30,7 @@ export async function send(method, url, { body = null, headers = {} } = {}) {
 
 /** A WebSocket to `path` (for example /ws/ID): a real one, or the worker's. */
 export function openSocket(path) {
-  if (MODE === "worker") return new EngineSocket(path);
+  if (engine) return new engine.EngineSocket(path);
   const proto = location.protocol === "https:" ? "wss" : "ws";
   return new WebSocket(`${proto}://${location.host}${path}`);
 }
@@ -36,5 +42,5 @@ export function isOpen(socket) {
 
 /** Start whatever the first request would start (the worker's Python), right away. */
 export function prepare() {
-  if (MODE === "worker") warmUp();
+  if (engine) engine.warmUp();
 }
