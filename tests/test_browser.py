@@ -645,7 +645,8 @@ def test_local_players_are_named_at_setup_and_the_names_are_remembered(browser: 
     tab.testid("name-red").fill("ána")
     tab.testid("start").click()
     tab.page.wait_for_selector("body[data-screen=game]")
-    assert "ána" in tab.page.locator(".players").inner_text()
+    # the players' rows come with the game's first snapshot, just after the screen
+    tab.wait_for("(document.querySelector('.players')?.innerText || '').includes('ána')")
     # the named player's badge is her initial on her colour; a bot keeps its colour's shape
     assert tab.page.locator("[data-testid=player-red] [data-testid=avatar-red]").text_content() == "Á"
     assert tab.page.locator("[data-testid=player-yellow] .avatar").count() == 0

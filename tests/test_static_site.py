@@ -242,3 +242,50 @@ def test_play_static_serves_the_same_site(tmp_path: Path) -> None:
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def test_a_new_version_is_announced_and_waits_for_the_next_visit(browser: Any, tmp_path: Path) -> None:
+    """A site built again (another version) installs in the background: the page says it
+    is ready and keeps running the version it started with."""
+    folder = tmp_path / "site"
+
+    def build(*options: str) -> None:
+        built = subprocess.run(
+            [sys.executable, "-m", "flyingchess", "build-site", str(folder), *options],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert built.returncode == 0, built.stderr
+
+    build()
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(folder)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}/"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(url, timeout=2).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+        tab = Page(browser, url)
+        tab.page.wait_for_selector("body[data-screen=home]")
+        offline_ready(tab)
+        first = tab.page.evaluate("document.documentElement.dataset.version")
+        build("--server", "https://games.example.org")  # a new version of the site
+        tab.page.reload()
+        tab.page.wait_for_selector("body[data-screen=home]")
+        tab.page.locator("[data-testid=toast]", has_text="A new version of the game is ready").wait_for(timeout=120_000)
+        assert tab.page.evaluate("document.documentElement.dataset.version") == first  # not in the middle of it
+        tab.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
