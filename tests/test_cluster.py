@@ -340,7 +340,13 @@ def test_a_frozen_owner_never_applies_a_move_after_its_lease(cluster: Cluster) -
         frozen_page.socket.send(json.dumps({"type": "roll"}))
     finally:
         os.kill(a.process.pid, signal.SIGCONT)
-    time.sleep(2)  # a wakes, reads the roll, and must refuse it (its lease and epoch are gone)
+    # a wakes, reads the roll, and must refuse it (its lease and epoch are gone); it sends
+    # its pages nothing of the game again (its state is stale), it only hangs up
+    heard = []
+    with contextlib.suppress(ConnectionClosed, TimeoutError):
+        while True:
+            heard.append(json.loads(frozen_page.socket.recv(timeout=3)))
+    assert not [message for message in heard if "game" in message], heard
     stored = stored_actions(cluster.database, created["id"])
     assert other.sync()["actions"] == len(stored) == taken_over
     for _ in range(6):
@@ -498,3 +504,53 @@ def test_committed_dice_roll_on_through_a_killed_owner_and_a_rematch_reveals_the
     assert 0 < before < len(rolls)  # rolled by both processes
     assert verify_rolls(record["dice"], rolls, record["players"]).rolls == len(rolls)
     page.close()
+
+
+def bots_game(url: str, speed: str = "fast") -> dict[str, Any]:
+    """Four bots that play on by themselves while a page watches."""
+    seats = {colour: {"kind": "bot", "bot": "heuristic"} for colour in ("red", "yellow", "blue", "green")}
+    return api(url, "/api/games", {"players": list(seats), "seats": seats, "speed": speed})
+
+
+def test_a_frozen_redis_stops_every_room_at_its_lease_and_play_resumes(tmp_path: Path) -> None:
+    """Redis frozen (SIGSTOP: no error, no answer): each owner stops acting for its rooms
+    when the lease it last renewed runs out on its own clock, not when Redis answers."""
+    require("postgres", "redis")
+    postgres, redis = Postgres(), Redis()
+    lease = 3.0
+    cluster = Cluster(tmp_path, (postgres, redis), lease_seconds=lease)
+    try:
+        a, b = cluster.servers
+        games = [bots_game(server.url)["id"] for server in (a, b, a, b)]
+        watchers = [
+            connect(server.url.replace("http", "ws", 1) + f"/ws/{game}", open_timeout=5)
+            for server, game in zip((a, b, a, b), games)
+        ]
+        time.sleep(1.5)  # the bots are playing
+        os.kill(redis.process.pid, signal.SIGSTOP)
+        frozen_at = time.monotonic()
+        last_action = {game: 0.0 for game in games}
+        try:
+            deadline = frozen_at + lease + 4
+            while time.monotonic() < deadline:
+                for game, socket in zip(games, watchers):
+                    with contextlib.suppress(TimeoutError, ConnectionClosed):
+                        message = json.loads(socket.recv(timeout=0.02))
+                        if message.get("type") == "update" and message.get("events"):
+                            last_action[game] = time.monotonic() - frozen_at
+        finally:
+            os.kill(redis.process.pid, signal.SIGCONT)
+        assert max(last_action.values()) < lease + 1, last_action
+        assert min(last_action.values()) > 0  # they did play while Redis was frozen, up to their lease
+        resumed = time.monotonic()
+        page = Page([a.url, b.url], games[0], "")
+        while page.sync()["actions"] == (first := page.game["actions"]) and time.monotonic() - resumed < 10:
+            time.sleep(0.3)
+        assert page.sync()["actions"] > first, "play did not resume after Redis came back"
+        page.close()
+        for socket in watchers:
+            socket.close()
+    finally:
+        cluster.stop()
+        redis.stop()
+        postgres.stop()

@@ -17,6 +17,12 @@ which room, messages between processes, and which processes are alive.
   off) cannot do harm: the claim fences its writes and its next renewal finds the lease
   gone. Pages of the lost owner are closed with 1012 ("service restart") and reconnect
   by themselves.
+- **Counting on its own clock**: a process never waits for Redis to tell it a lease is
+  gone (a frozen or unreachable Redis tells nothing). It holds a room only until the
+  lease it last renewed would expire, and only while its own heartbeat is younger than
+  the others' death sentence, both counted from when the command was *sent* (Redis set
+  the expiry later) and shortened by `CLOCK_MARGIN` for clocks that run at different
+  rates. Past that moment the room stops: it writes and sends nothing more (`holds`).
 
 Needs the `cluster` extra (redis-py).
 """
@@ -47,6 +53,9 @@ CONNECTIONS: Final = 32
 """Redis connections a process keeps at most; a command waits for a free one."""
 PUBLISH_BATCH: Final = 512
 """Messages to other processes sent in one round trip at most."""
+CLOCK_MARGIN: Final = 0.02
+"""The share of a lease (or of a heartbeat's life) a process gives up, counted on its
+own clock: Redis's clock may run up to this much faster than ours."""
 log = logging.getLogger("flyingchess.server")
 
 _RENEW = """
@@ -124,6 +133,10 @@ class Cluster:
         self.heartbeat_seconds = min(HEARTBEAT_SECONDS, lease_seconds / BEATS_TO_DEATH)
         self.healthy_since = time.monotonic()
         """When Redis last answered (a process cut off for a lease owns nothing)."""
+        self.held_until: dict[str, float] = {}
+        """Until when (this process's monotonic clock) it holds each room's lease."""
+        self.alive_until = 0.0
+        """Until when the others take this process for alive (its last beat's life)."""
 
     def handle(self, op: str, handler: Handler) -> None:
         self.handlers[op] = handler
@@ -156,7 +169,9 @@ class Cluster:
 
     async def _beat(self) -> None:
         alive_ms = int(self.heartbeat_seconds * BEATS_TO_DEATH * 1000)
+        sent = time.monotonic()
         await self.redis.set(f"fc:alive:{self.node}", "1", px=alive_ms)
+        self.alive_until = sent + alive_ms / 1000 * (1 - CLOCK_MARGIN)
         self.healthy_since = time.monotonic()
 
     async def _heartbeat(self) -> None:
@@ -166,6 +181,16 @@ class Cluster:
                 await self._beat()
             except (redis.RedisError, OSError) as error:
                 log.warning("Redis did not answer the heartbeat: %s", error)
+
+    def holds(self, game_id: str) -> bool:
+        """Whether this process may still act for the room: its lease has not run out and
+        the others do not take it for dead yet, on its own clock, whatever Redis says or
+        does not say meanwhile."""
+        now = time.monotonic()
+        return now < self.held_until.get(game_id, 0.0) and now < self.alive_until
+
+    def _held(self, game_id: str, sent: float) -> None:
+        self.held_until[game_id] = sent + self.lease_seconds * (1 - CLOCK_MARGIN)
 
     def cut_off(self) -> bool:
         """Whether Redis has not answered for a lease: this process can own nothing."""
@@ -202,18 +227,33 @@ class Cluster:
         owners = await self.redis.mget([owner_key(game_id) for game_id in game_ids])
         return [owner.decode() if isinstance(owner, bytes) else owner for owner in owners]
 
+    async def _beat_if_stale(self) -> None:
+        """Beat now if the last beat is about to die (Redis came back, or the loop was
+        late): a room taken now must not stop at once for want of one."""
+        if time.monotonic() + self.heartbeat_seconds >= self.alive_until:
+            await self._beat()
+
     async def acquire(self, game_id: str) -> bool:
         """Take the room's lease if nobody holds it (or this process already does)."""
+        await self._beat_if_stale()
+        sent = time.monotonic()
         acquired = await self.redis.set(owner_key(game_id), self.node, nx=True, px=int(self.lease_seconds * 1000))
         if acquired:
+            self._held(game_id, sent)
             return True
-        return await self.owner_of(game_id) == self.node
+        if await self.owner_of(game_id) != self.node:
+            return False
+        return not await self.renew([game_id])  # ours still: counted from now on our clock
 
     async def take_over(self, game_id: str, dead: str) -> bool:
         """Take the room's lease from a process taken for dead (only if it still holds it)."""
+        await self._beat_if_stale()
+        sent = time.monotonic()
         taken = await self.take_over_script(
             keys=[owner_key(game_id)], args=[dead, self.node, int(self.lease_seconds * 1000)]
         )
+        if taken:
+            self._held(game_id, sent)
         return bool(taken)
 
     async def renew(self, game_ids: list[str]) -> list[str]:
@@ -221,13 +261,20 @@ class Cluster:
         if not game_ids:
             self.healthy_since = time.monotonic()
             return []
-        lost = await self.renew_script(
+        sent = time.monotonic()
+        lost_at = await self.renew_script(
             keys=[owner_key(game_id) for game_id in game_ids], args=[self.node, int(self.lease_seconds * 1000)]
         )
         self.healthy_since = time.monotonic()
-        return [game_ids[int(index) - 1] for index in lost]
+        lost = [game_ids[int(index) - 1] for index in lost_at]
+        for game_id in set(game_ids).difference(lost):
+            self._held(game_id, sent)
+        for game_id in lost:
+            self.held_until.pop(game_id, None)
+        return lost
 
     async def release(self, game_id: str) -> None:
+        self.held_until.pop(game_id, None)
         with contextlib.suppress(redis.RedisError, OSError):
             await self.release_script(keys=[owner_key(game_id)], args=[self.node])
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
@@ -45,6 +46,8 @@ the snapshot the move sends shows the page where the game stands, and it asks ag
 CHECK_SECONDS: Final = 0.5
 """How often a process checks that the owners of its forwarded rooms are still there
 (two Redis round trips, however many rooms)."""
+EXPIRY_CHECK_SECONDS: Final = 0.1
+"""How often a process looks for rooms whose lease ran out on its own clock."""
 UNAVAILABLE: Final = "the game servers cannot reach each other right now: reconnecting"
 
 
@@ -251,7 +254,11 @@ class ClusteredRooms(Rooms):
 
     async def start(self) -> None:
         await self.cluster.start()
-        self.tasks = [asyncio.create_task(self._renew_leases()), asyncio.create_task(self._check_owners())]
+        self.tasks = [
+            asyncio.create_task(self._renew_leases()),
+            asyncio.create_task(self._check_owners()),
+            asyncio.create_task(self._expire_leases()),
+        ]
 
     async def stop(self) -> None:
         for task in self.tasks:
@@ -275,6 +282,17 @@ class ClusteredRooms(Rooms):
                 room = self.rooms.get(game_id)
                 if room is not None:
                     log.warning("room %s: lease lost; another process may own it now", game_id)
+                    await room.lose()
+
+    async def _expire_leases(self) -> None:
+        """Stop every room whose lease has run out on this process's clock, at that moment:
+        Redis may be frozen or away and say nothing (a room would also stop by itself the
+        next time it acts; this hangs up on its pages without waiting for that)."""
+        while True:
+            await asyncio.sleep(EXPIRY_CHECK_SECONDS)
+            for game_id, room in list(self.rooms.items()):
+                if room.epoch is not None and not room.lost and not self.cluster.holds(game_id):
+                    log.warning("room %s: lease ran out before it was renewed; stopping it", game_id)
                     await room.lose()
 
     async def _check_owners(self) -> None:
@@ -313,7 +331,9 @@ class ClusteredRooms(Rooms):
         for _ in range(int(self.cluster.lease_seconds * 10) + 20):
             room = self.rooms.get(game_id)
             if room is not None and not room.lost:
-                return room
+                if self.cluster.holds(game_id):
+                    return room
+                await room.lose()  # its lease ran out: find who owns the game now
             try:
                 owner = await self.cluster.owner_of(game_id)
                 if owner is None or owner == self.cluster.node:
@@ -393,7 +413,16 @@ class ClusteredRooms(Rooms):
             await self.cluster.release(game_id)
             raise ProtocolError("unknown-game", "no game with that id")
         state = await asyncio.to_thread(rebuild, stored)
-        room = Room(self.store, stored, state, self.dice_factory(), self.limits, self.grace, epoch=epoch)
+        room = Room(
+            self.store,
+            stored,
+            state,
+            self.dice_factory(),
+            self.limits,
+            self.grace,
+            epoch=epoch,
+            holds=functools.partial(self.cluster.holds, game_id),
+        )
         room.on_lost = self._room_lost
         await room.load_chat()
         if game_id in self.deleted_while_loading:
@@ -416,7 +445,7 @@ class ClusteredRooms(Rooms):
     async def view(self, game_id: str) -> Room:
         """The owned room, else the game as stored (to read: snapshot, record, replay)."""
         room = self.rooms.get(game_id)
-        if room is not None and not room.lost:
+        if room is not None and not room.lost and self.cluster.holds(game_id):
             return room
         stored = await self.store.load(game_id)
         if stored is None:

@@ -146,11 +146,15 @@ class Room:
         limits: Limits = Limits(),
         grace: float = GRACE_SECONDS,
         epoch: int | None = None,
+        holds: Callable[[], bool] = lambda: True,
     ) -> None:
         """A room over a stored game whose `state` the caller has rebuilt (`rebuild`).
         `epoch`: this process's claim on the game when several processes share the
-        database (every write is fenced with it); None for one process alone."""
-        self.session = GameSession(store, stored, state, epoch, self.lose)
+        database (every write is fenced with it); None for one process alone.
+        `holds`: whether this process still holds the room's lease on its own clock; once
+        it does not, the room writes and sends nothing more (cluster.py)."""
+        self.holds = holds
+        self.session = GameSession(store, stored, state, epoch, self.lose, holds)
         self.presence = Presence(int(stored.extra.get("timer", 0) or 0), grace)
         self.id = stored.id
         self.lost = False
@@ -245,6 +249,11 @@ class Room:
     # ---------------------------------------------------------------- a page's connection
 
     def check_owned(self) -> None:
+        """Refuse to act for a room this process no longer owns (its lease ran out on its
+        own clock: the room stops now, not when Redis next answers)."""
+        if not self.lost and not self.holds():
+            asyncio.get_running_loop().create_task(self.lose())
+            raise ProtocolError("reconnecting", MOVED_AWAY)
         if self.lost:
             raise ProtocolError("reconnecting", MOVED_AWAY)
 
@@ -537,7 +546,11 @@ class Room:
     async def _deliver(self, watchers: list[Watcher], text: str) -> None:
         """Hand a message to each page. A page's outbox only queues (it never waits for
         the network), so a page that stops reading holds up nobody; one that went away or
-        fell too far behind raises, and is forgotten."""
+        fell too far behind raises, and is forgotten. A room whose lease has run out sends
+        nothing: another process may have played on, and its state would be stale."""
+        if not self.holds():
+            await self.lose()
+            return
         for watcher in watchers:
             try:
                 await watcher.send_text(text)

@@ -9,6 +9,7 @@ told to stop (`on_lost`).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from typing import Any, Final, TypeVar
 
@@ -90,11 +91,14 @@ class GameSession:
         state: State,
         epoch: int | None,
         on_lost: Callable[[], Awaitable[None]],
+        holds: Callable[[], bool] = lambda: True,
     ) -> None:
-        """The session of a stored game whose `state` the caller has rebuilt (`rebuild`)."""
+        """The session of a stored game whose `state` the caller has rebuilt (`rebuild`).
+        `holds` says whether this process still holds the game's lease (cluster.py)."""
         self.store = store
         self.epoch = epoch
         self.on_lost = on_lost
+        self.holds = holds
         self.id = stored.id
         self.created = stored.created
         self.updated = stored.updated
@@ -112,8 +116,13 @@ class GameSession:
 
     async def _fenced(self, write: Awaitable[T]) -> T:
         """A store write; if another process has claimed the game meanwhile, nothing was
-        written, the room stops at once and the page is told to reconnect."""
+        written, the room stops at once and the page is told to reconnect. So it does when
+        this process's lease has run out on its own clock: the write is not even sent."""
         try:
+            if not self.holds():
+                if inspect.iscoroutine(write):
+                    write.close()
+                raise LostGame(f"game {self.id}: this process's lease has run out")
             return await write
         except LostGame:
             await self.on_lost()
