@@ -21,6 +21,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from flyingchess.fair_dice import verify_rolls
 from flyingchess.server.databases import open_database
+from flyingchess.server.session import rebuild
 from services import Nginx, Postgres, Redis, free_port, require
 
 from servers import Server, refused_start
@@ -544,12 +545,100 @@ def test_a_frozen_redis_stops_every_room_at_its_lease_and_play_resumes(tmp_path:
         assert min(last_action.values()) > 0  # they did play while Redis was frozen, up to their lease
         resumed = time.monotonic()
         page = Page([a.url, b.url], games[0], "")
-        while page.sync()["actions"] == (first := page.game["actions"]) and time.monotonic() - resumed < 10:
+        first = page.sync()["actions"]
+        while page.sync()["actions"] == first and time.monotonic() - resumed < 10:
             time.sleep(0.3)
-        assert page.sync()["actions"] > first, "play did not resume after Redis came back"
+        assert page.game["actions"] > first, "play did not resume after Redis came back"
         page.close()
         for socket in watchers:
             socket.close()
+    finally:
+        cluster.stop()
+        redis.stop()
+        postgres.stop()
+
+
+def open_transactions(postgres: Postgres, pid: int) -> list[int]:
+    """The backends of the server process `pid` inside an open transaction that has
+    written (so holds rows) right now, found by the process's own TCP connections."""
+    import psutil
+    import psycopg
+
+    ports = [
+        connection.laddr.port
+        for connection in psutil.Process(pid).net_connections(kind="tcp")
+        if connection.raddr and connection.raddr.port == postgres.port
+    ]
+    if not ports:
+        return []
+    with psycopg.connect(postgres.url, autocommit=True) as connection:
+        rows = connection.execute(
+            "SELECT pid FROM pg_stat_activity WHERE client_port = ANY(%s) AND backend_xid IS NOT NULL", (ports,)
+        ).fetchall()
+    return [int(row[0]) for row in rows]
+
+
+def test_an_owner_frozen_inside_a_write_transaction_holds_up_no_room(tmp_path: Path) -> None:
+    """The owner is frozen (SIGSTOP) while one of its group commits is open, holding its
+    games' rows: PostgreSQL ends that transaction (the servers' sessions bound every
+    wait), so the other process takes every room over well within 5 s, and the frozen
+    process's commit, sent when it wakes, stores nothing."""
+    require("postgres", "redis")
+    postgres, redis = Postgres(), Redis()
+    cluster = Cluster(tmp_path, (postgres, redis), lease_seconds=3)
+    try:
+        a, b = cluster.servers
+        games = [bots_game(a.url, speed="instant")["id"] for _ in range(12)]
+        watchers = [
+            connect(a.url.replace("http", "ws", 1) + f"/ws/{game}", open_timeout=5, close_timeout=0.2) for game in games
+        ]
+        caught: list[int] = []
+        for _ in range(1000):  # freeze it until it is caught inside a transaction
+            os.kill(a.process.pid, signal.SIGSTOP)
+            time.sleep(0.02)
+            caught = open_transactions(postgres, a.process.pid)
+            if caught:
+                break
+            os.kill(a.process.pid, signal.SIGCONT)
+            time.sleep(0.01)
+        assert caught, "the owner was never caught inside a transaction"
+        frozen_at = time.monotonic()
+        try:
+            acknowledged: dict[str, float] = {}
+            pages = {
+                game: connect(b.url.replace("http", "ws", 1) + f"/ws/{game}", open_timeout=10, close_timeout=0.2)
+                for game in games
+            }
+            deadline = frozen_at + 12
+            while len(acknowledged) < len(games) and time.monotonic() < deadline:
+                for game, page in list(pages.items()):
+                    try:
+                        message = json.loads(page.recv(timeout=0.02))
+                    except TimeoutError:
+                        continue
+                    except ConnectionClosed:  # hung up on ("reconnecting"): reconnect, as a page does
+                        pages[game] = connect(
+                            b.url.replace("http", "ws", 1) + f"/ws/{game}", open_timeout=10, close_timeout=0.2
+                        )
+                        continue
+                    if message.get("type") == "update" and message.get("events") and game not in acknowledged:
+                        acknowledged[game] = time.monotonic() - frozen_at
+            still_open = set(caught) & set(open_transactions(postgres, a.process.pid))
+        finally:
+            os.kill(a.process.pid, signal.SIGCONT)
+        assert len(acknowledged) == len(games), f"rooms that did not move: {set(games) - set(acknowledged)}"
+        assert max(acknowledged.values()) < 5, acknowledged
+        assert not still_open, "the frozen transaction was still open: its commit could land after waking"
+        time.sleep(1)  # a wakes: its commit fails, whatever it sends is refused
+        for socket in [*watchers, *pages.values()]:
+            socket.close()
+        store = open_database(cluster.database)
+        try:
+            for game in games:  # every game as stored replays: no action twice, none forked
+                stored = store.load(game)
+                assert stored is not None and len(rebuild(stored).players) == 4
+        finally:
+            store.close()
     finally:
         cluster.stop()
         redis.stop()

@@ -137,6 +137,26 @@ def test_a_batch_commits_together_and_a_failed_write_undoes_only_itself(database
     assert second is not None and second.actions == [(6, 0), (3, 0), (6, 1)] and second.speed == "normal"
 
 
+def test_a_write_whose_lease_ran_out_before_the_commit_is_rolled_back_alone(database: SqlStore) -> None:
+    """`valid=` is asked just before the commit: a writer whose lease ran out meanwhile
+    (frozen inside the transaction, say) stores nothing; the rest of its batch does."""
+    make(database, "g1")
+    make(database, "g2")
+    append = SqlStore.append_action.body  # type: ignore[attr-defined]
+    outcomes = database.write_batch(
+        [
+            (append, ("g1", 2, 4, None, False, None, []), {"valid": lambda: False}),
+            (append, ("g2", 2, 5, None, False, None, []), {"valid": lambda: True}),
+        ]
+    )
+    assert isinstance(outcomes[0], LostGame) and isinstance(outcomes[1], float)
+    with pytest.raises(LostGame):
+        database.set_speed("g2", "fast", valid=lambda: False)
+    first, second = database.load("g1"), database.load("g2")
+    assert first is not None and first.actions == [(6, 0), (3, 0)]
+    assert second is not None and second.actions == [(6, 0), (3, 0), (5, None)] and second.speed == "normal"
+
+
 def test_the_event_loop_store_commits_concurrent_writes_in_batches(database: SqlStore) -> None:
     """Writes asked for together are committed together, each caller hears its own
     outcome, and they land in the order they were asked for."""

@@ -137,7 +137,7 @@ class GameSession:
             proof = proof.with_seated(seats.held_by_players())
         extra = dict(self.extra, dice=proof.stored()) if proof is not None and proof != self.proof else None
         self.updated = await self._fenced(
-            self.store.set_seats(self.id, seats.to_json(), started, epoch=self.epoch, extra=extra)
+            self.store.set_seats(self.id, seats.to_json(), started, epoch=self.epoch, valid=self.holds, extra=extra)
         )
         self.seats = seats
         self.started = started
@@ -146,7 +146,9 @@ class GameSession:
 
     async def hold_roll(self, value: int, rolled: State) -> None:
         """A person rolled and has a move to choose: the die is stored before it is shown."""
-        self.updated = await self._fenced(self.store.set_pending_roll(self.id, value, epoch=self.epoch))
+        self.updated = await self._fenced(
+            self.store.set_pending_roll(self.id, value, epoch=self.epoch, valid=self.holds)
+        )
         self.state = rolled
 
     async def commit(self, rolled: State, value: int, plane: int | None) -> list[Event]:
@@ -167,6 +169,7 @@ class GameSession:
                 after.winner,
                 list(after.ranking),
                 epoch=self.epoch,
+                valid=self.holds,
             )
         )
         self.actions.append(value, plane)
@@ -175,7 +178,7 @@ class GameSession:
     async def write_proof(self, proof: DiceProof) -> None:
         """Store a changed dice commitment (a contribution, a reveal), then adopt it."""
         extra = dict(self.extra, dice=proof.stored())
-        self.updated = await self._fenced(self.store.set_extra(self.id, extra, epoch=self.epoch))
+        self.updated = await self._fenced(self.store.set_extra(self.id, extra, epoch=self.epoch, valid=self.holds))
         self.extra, self.proof = extra, proof
 
     @property
@@ -184,11 +187,13 @@ class GameSession:
         return self.proof is not None and (self.proof.revealed or self.state.over)
 
     async def set_speed(self, speed: str) -> None:
-        await self._fenced(self.store.set_speed(self.id, speed, epoch=self.epoch))
+        await self._fenced(self.store.set_speed(self.id, speed, epoch=self.epoch, valid=self.holds))
         self.speed = speed
 
     async def add_chat(self, at: float, colour: str | None, name: str, text: str, keep: int) -> None:
-        await self._fenced(self.store.add_chat(self.id, at, colour, name, text, keep=keep, epoch=self.epoch))
+        await self._fenced(
+            self.store.add_chat(self.id, at, colour, name, text, keep=keep, epoch=self.epoch, valid=self.holds)
+        )
 
     # ---------------------------------------------------------------- reading
 

@@ -207,14 +207,35 @@ WriteBody = Callable[..., Any]
 """A write's statements, run inside a transaction it is given: (store, sql, *args)."""
 
 
+Valid = Callable[[], bool]
+"""A write's `valid=` keyword: asked just before the commit, in the writing thread; when it
+says no (the writer's lease ran out meanwhile), the write is rolled back as `LostGame`."""
+
+
+def _split_valid(kwargs: dict[str, Any]) -> tuple[dict[str, Any], Valid | None]:
+    if "valid" not in kwargs:
+        return kwargs, None
+    rest = dict(kwargs)
+    return rest, rest.pop("valid")
+
+
+def _check_valid(checks: Iterable[Valid | None]) -> None:
+    if not all(check() for check in checks if check is not None):
+        raise LostGame("this process's lease ran out before the write was committed")
+
+
 def _write(body: Callable[Concatenate[Any, Sql, P], R]) -> Callable[Concatenate[Any, P], R]:
     """A write: alone, it is one transaction; `write_batch` (and so `AsyncStore`) may run
-    it with others in one transaction instead. The statements are kept as `.body`."""
+    it with others in one transaction instead. The statements are kept as `.body`. Any
+    write takes `valid=` (see `Valid`)."""
 
     @functools.wraps(body)
     def alone(store: Any, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        rest, valid = _split_valid(kwargs)
         with store._transaction() as sql:
-            return body(store, sql, *args, **kwargs)
+            result = body(store, sql, *args, **rest)
+            _check_valid([valid])
+            return result
 
     mapped = _mapped(alone)
     mapped.body = body  # type: ignore[attr-defined]
@@ -229,6 +250,9 @@ class SqlStore:
     workers = 1
     """Worker threads `AsyncStore` may use at once (SQLite: one connection, one thread)."""
     errors: ClassVar[tuple[type[BaseException], ...]] = ()
+    unavailable: ClassVar[tuple[type[BaseException], ...]] = ()
+    """The engine's errors that mean the database (or the connection to it) failed, not
+    one write: a batch that meets one is not retried write by write."""
     placeholder = "?"
     row_id = "rowid"
     """The chat table's row identity (SQLite's rowid; PostgreSQL's id column)."""
@@ -248,20 +272,30 @@ class SqlStore:
         arrived while the last batch was being written).
 
         Returns each write's result, or the exception it raised in its place. If any write
-        fails (a game claimed by another process, an action number taken), the batch is
-        rolled back and each write is tried again in a transaction of its own, so the
-        failure undoes only itself. If the commit fails, nothing of the batch is stored."""
-        if len(writes) > 1:
+        fails (a game claimed by another process, an action number taken, a writer's lease
+        run out), the batch is rolled back and each write is tried again in a transaction
+        of its own, so the failure undoes only itself. If the database itself fails (the
+        connection lost or ended, a wait timed out), or the commit does, nothing of the
+        batch is stored and every write fails: retried later, a write could land after
+        its writer's lease (a process frozen inside the transaction, woken up)."""
+        split = [(body, args, *_split_valid(kwargs)) for body, args, kwargs in writes]
+        if len(split) > 1:
             try:
                 with self._transaction() as sql:
-                    return [body(self, sql, *args, **kwargs) for body, args, kwargs in writes]
+                    results = [body(self, sql, *args, **rest) for body, args, rest, _ in split]
+                    _check_valid(valid for *_, valid in split)
+                    return results
+            except self.unavailable as error:
+                return [_as_store_error(self, error)] * len(split)
             except Exception:  # rolled back: find which write failed, one transaction each
                 pass
         outcomes: list[Any] = []
-        for body, args, kwargs in writes:
+        for body, args, rest, valid in split:
             try:
                 with self._transaction() as sql:
-                    outcomes.append(body(self, sql, *args, **kwargs))
+                    result = body(self, sql, *args, **rest)
+                    _check_valid([valid])
+                outcomes.append(result)
             except Exception as error:
                 outcomes.append(_as_store_error(self, error))
         return outcomes
@@ -562,6 +596,7 @@ class SqliteStore(SqlStore):
     """SQLite in one file: the default, for one process. One connection, one lock."""
 
     errors = (sqlite3.Error,)
+    unavailable = (sqlite3.OperationalError,)
     workers = 1
 
     def __init__(self, path: Path, check: bool = True) -> None:

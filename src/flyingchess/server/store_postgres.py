@@ -6,8 +6,9 @@ connection pool, one transaction per change. Needs the `cluster` extra.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Final
 
 import psycopg
 import psycopg_pool
@@ -58,10 +59,31 @@ CREATE INDEX IF NOT EXISTS games_in_lobby ON games (over, shared, updated);
 """
 
 
+TRANSACTION_IDLE_MS: Final = 2000
+"""A transaction left idle this long is ended by PostgreSQL: a process frozen (SIGSTOP,
+swapped out, a VM paused) inside one cannot hold its games' rows past it, and the commit
+it sends when it wakes fails. Far above what a healthy process leaves between the
+statements of one transaction (they are sent back to back by one thread)."""
+LOCK_WAIT_MS: Final = 2500
+"""The longest any statement waits for a row another session holds (a takeover's claim
+behind a frozen owner's transaction): failover never waits on the database longer."""
+STATEMENT_MS: Final = 15000
+"""The longest any one statement may run: a worker thread is never held indefinitely."""
+
+SESSION: Final = (
+    f"-c idle_in_transaction_session_timeout={TRANSACTION_IDLE_MS} -c lock_timeout={LOCK_WAIT_MS}"
+    f" -c statement_timeout={STATEMENT_MS}"
+)
+"""The settings of every session a server opens (libpq's `options`)."""
+
+
 class PostgresStore(SqlStore):
-    """PostgreSQL through a pool of connections (one per worker thread)."""
+    """PostgreSQL through a pool of connections (one per worker thread). Every wait on
+    the database is bounded (the session settings above), so a frozen or stuck process
+    can hold up the others for a few seconds at most."""
 
     errors = (psycopg.Error, psycopg_pool.PoolTimeout)
+    unavailable = (psycopg.OperationalError, psycopg.InterfaceError, psycopg_pool.PoolTimeout)
     placeholder = "%s"
     row_id = "id"
     workers = 8
@@ -75,7 +97,12 @@ class PostgresStore(SqlStore):
             raise StoreError(f"cannot reach the games database {self.name}: {_first_line(error)}") from None
         try:
             self.pool = psycopg_pool.ConnectionPool(
-                url, min_size=1, max_size=self.workers, timeout=timeout, open=False, kwargs={"autocommit": True}
+                url,
+                min_size=1,
+                max_size=self.workers,
+                timeout=timeout,
+                open=False,
+                kwargs={"autocommit": True, "application_name": f"flyingchess {os.getpid()}", "options": SESSION},
             )
             self.pool.open(wait=True, timeout=timeout)
         except (psycopg.Error, psycopg_pool.PoolTimeout) as error:
