@@ -12,6 +12,7 @@ import re
 import shlex
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -432,6 +433,41 @@ def test_a_page_says_when_the_server_cannot_be_reached(browser: Any, tmp_path: P
         error for error in tab.errors if "WebSocket connection" not in error and "ERR_CONNECTION_REFUSED" not in error
     ]
     tab.close()
+
+
+@pytest.mark.parametrize("away", ["stopped", "hangs-up"])
+def test_a_page_backs_off_while_the_server_is_away(browser: Any, tmp_path: Path, away: str) -> None:
+    """Reconnections spread out (net.js, retryDelay): over 20 seconds of a server that is
+    gone, or that accepts every connection and hangs up at once (as one cut off from its
+    Redis did), a page tries again a handful of times, not hundreds; an opened connection
+    resets the waits only once it has stayed up. Time runs on Playwright's clock."""
+    server = Server(tmp_path)
+    tab = Page(browser, server.url)
+    tab.page.clock.install()
+    set_up_game(tab, {"red": "human", "blue": "human"}, speed="slow")
+    attempts: list[float] = []
+
+    def hang_up(socket: Any) -> None:  # it opens; the page says hello; it hangs up
+        attempts.append(tab.page.evaluate("Date.now()"))
+        socket.on_message(lambda _: socket.close(code=1012))
+
+    if away == "stopped":
+        tab.page.on("websocket", lambda socket: attempts.append(tab.page.evaluate("Date.now()")))
+        server.stop()
+    else:
+        tab.page.route_web_socket(re.compile(r".*/ws/.*"), hang_up)
+        tab.page.reload()  # the game's connections now go to the route that hangs up
+        tab.page.clock.install()
+    started = tab.page.evaluate("Date.now()")
+    for _ in range(80):  # 20 s of the page's time, each step long enough for a refusal to arrive
+        tab.page.clock.run_for(250)
+        time.sleep(0.02)
+    assert 4 <= len(attempts) <= 11, [round(at - started) for at in attempts]
+    tab.errors = [
+        error for error in tab.errors if "WebSocket connection" not in error and "ERR_CONNECTION_REFUSED" not in error
+    ]
+    tab.close()
+    server.stop()
 
 
 NEAR_MISS = """() => {

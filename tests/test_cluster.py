@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
 from flyingchess.fair_dice import verify_rolls
@@ -401,9 +401,12 @@ def test_losing_redis_or_postgresql_while_running_changes_nothing_and_play_resum
         redis.kill()
         time.sleep(3)  # more than a lease: the owner has stopped and hung up
         before = len(stored_actions(cluster.database, created["id"]))
-        for server in (a, b):  # a page that connects now is told the servers are reconnecting
-            with connect(server.url.replace("http", "ws", 1) + f"/ws/{created['id']}", open_timeout=5) as probe:
-                assert json.loads(probe.recv(timeout=10))["code"] == "reconnecting"
+        for server in (a, b):  # a page that connects now is refused before the upgrade: try again
+            with pytest.raises(InvalidStatus) as refused:
+                connect(server.url.replace("http", "ws", 1) + f"/ws/{created['id']}", open_timeout=5)
+            response = refused.value.response
+            assert response.status_code == 503 and response.headers["Retry-After"] == "2"
+            assert json.loads(response.body)["error"]["code"] == "reconnecting"
         assert len(stored_actions(cluster.database, created["id"])) == before
         redis.start()  # it comes back (empty): play resumes, the game as stored
         deadline = time.monotonic() + 30

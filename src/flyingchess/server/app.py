@@ -19,7 +19,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from starlette.applications import Starlette
 from starlette.endpoints import WebSocketEndpoint
@@ -458,6 +458,26 @@ async def _refuse_socket(websocket: WebSocket, error: ProtocolError, code: int) 
         await websocket.close(code=code)
 
 
+UNAVAILABLE_NOW: Final = frozenset({"reconnecting", "storage-unavailable"})
+"""Refusals that say "this process cannot serve the room right now": try again shortly."""
+RETRY_SECONDS: Final = 2
+"""The Retry-After of a handshake refused for want of Redis or the database."""
+
+
+async def _deny_socket(websocket: WebSocket, error: ProtocolError) -> None:
+    """Refuse the handshake itself: 503, Retry-After and the error as JSON, where the
+    server can answer a handshake with a response of its own (uvicorn can); else close
+    it with 1012 ("service restart": try again), as a connection that lost its room is."""
+    response = _error(503, error.code, error.message, error.retry_after or RETRY_SECONDS)
+    with contextlib.suppress(WebSocketDisconnect, WebSocketDisconnected):
+        if "websocket.http.response" in websocket.scope.get("extensions", {}):
+            await websocket.send_denial_response(response)
+        else:
+            await websocket.accept()
+            await websocket.send_json(error.to_json())
+            await websocket.close(code=1012)
+
+
 class GameSocket(WebSocketEndpoint):
     """One page's connection to one game. Everything the page is sent goes through its
     outbox, in order; what it sends is rate-limited, parsed and handed to the room."""
@@ -467,18 +487,30 @@ class GameSocket(WebSocketEndpoint):
     page: Outbox | None = None
 
     async def on_connect(self, websocket: WebSocket) -> None:
+        """Find the page's room before the upgrade: a process that cannot serve it now
+        (cut off from the others, its database away) refuses the handshake itself, 503
+        with Retry-After, so that a page backs off instead of opening a connection only
+        to be hung up on (docs/protocol.md, Connections)."""
         settings = _settings(websocket)
         self.limits = settings.limits
-        await websocket.accept()
         try:
             room = await _rooms(websocket).for_page(websocket.path_params["game_id"])
         except ProtocolError as error:
-            await _refuse_socket(websocket, error, 4404 if error.code == "unknown-game" else 1011)
+            if error.code in UNAVAILABLE_NOW:
+                await _deny_socket(websocket, error)
+            else:
+                await websocket.accept()
+                await _refuse_socket(websocket, error, 4404 if error.code == "unknown-game" else 1011)
             return
-        except (DamagedGame, StoreError) as error:
-            code = "damaged-game" if isinstance(error, DamagedGame) else "storage-unavailable"
-            await _refuse_socket(websocket, ProtocolError(code, str(error)), 1011)
+        except StoreError as error:
+            log.warning("%s", error)
+            await _deny_socket(websocket, ProtocolError("storage-unavailable", STORAGE_MESSAGE))
             return
+        except DamagedGame as error:
+            await websocket.accept()
+            await _refuse_socket(websocket, ProtocolError("damaged-game", str(error)), 1011)
+            return
+        await websocket.accept()
         if room.watcher_count() >= self.limits.watchers_per_room:
             await _refuse_socket(websocket, ProtocolError("room-full", "too many pages watch this game"), 1013)
             return

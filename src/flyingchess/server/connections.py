@@ -113,6 +113,13 @@ def guarded_protocols(guard: ConnectionGuard) -> tuple[type[H11Protocol], type[W
             super().connection_lost(exc)
 
     class GuardedWebSocket(WebSocketsSansIOProtocol):
+        async def send(self, message: Any) -> None:
+            await super().send(message)
+            if message["type"] == "websocket.http.response.body" and not message.get("more_body", False):
+                # A handshake answered with a response of the app's own (503 before the
+                # upgrade) is complete: uvicorn forgets to say so and logs a false error.
+                self.handshake_complete = True
+
         def connection_lost(self, exc: Exception | None) -> None:
             guard.release(self.transport, self.client[0] if self.client else None)
             super().connection_lost(exc)

@@ -3,11 +3,31 @@
 // Also: the tokens this browser holds (localStorage, one entry per game id).
 
 import { reportError } from "./ui.js";
-import { openSocket, isOpen } from "./transport.js";
+import { openSocket, isOpen, NETWORK_PLAY } from "./transport.js";
 
 const TOKENS_KEY = "flyingchess.tokens";
 const NAME_KEY = "flyingchess.name";
 const MAX_TOKENS = 200;
+
+// Reconnecting (docs/protocol.md, Connections). The first try comes at once (a room that
+// moved to another process is served there already); after that the waits double up to
+// RETRY_CAP_MS, each shortened at random by up to 40% so that pages hung up on together
+// do not come back together. A connection counts as healthy, and the waits start over,
+// only once it has stayed open HEALTHY_MS: a server that accepts and then drops each
+// connection (or refuses it, 503) is not hammered. A handshake that takes longer than
+// OPEN_TIMEOUT_MS (a process frozen behind the load balancer) is abandoned and retried.
+const RETRY_FIRST_MS = 300;
+const RETRY_BASE_MS = 500;
+const RETRY_CAP_MS = 5000;
+const HEALTHY_MS = 10000;
+const OPEN_TIMEOUT_MS = 2500;
+
+/** How long to wait before reconnection attempt number `attempt` (0 = the first). */
+export function retryDelay(attempt, random = Math.random) {
+  if (attempt <= 0) return 100 + random() * (RETRY_FIRST_MS - 100);
+  const base = Math.min(RETRY_CAP_MS, RETRY_BASE_MS * Math.pow(2, attempt - 1));
+  return base * (0.6 + 0.4 * random());
+}
 
 /** Entries by game id kept in localStorage under `key` ({} when absent or unreadable). */
 export function readByGame(key) {
@@ -99,8 +119,11 @@ export class GameSocket {
       return;
     }
     this.ws = ws;
+    let healthy = null;
+    const opening = NETWORK_PLAY ? setTimeout(() => { if (this.ws === ws) ws.close(); }, OPEN_TIMEOUT_MS) : null;
     ws.addEventListener("open", () => {
-      this.attempt = 0;
+      clearTimeout(opening);
+      healthy = setTimeout(() => { this.attempt = 0; }, HEALTHY_MS);
       const seat = this.hello ? getSeatToken(this.gameId) : null;
       if (seat) ws.send(JSON.stringify({ type: "hello", token: seat.token }));
       this.onStatus("open", !!seat);
@@ -112,6 +135,8 @@ export class GameSocket {
       try { this.onMessage(msg); } catch (err) { reportError(err); }
     });
     ws.addEventListener("close", () => {
+      clearTimeout(opening);
+      clearTimeout(healthy);
       if (this.ws !== ws) return;
       this.ws = null;
       if (this.closed || this.fatal) return;
@@ -123,7 +148,8 @@ export class GameSocket {
 
   retry() {
     if (this.closed) return;
-    const delay = Math.min(8000, 400 * Math.pow(2, this.attempt++)) + Math.random() * 200;
+    const delay = retryDelay(this.attempt++);
+    this.retries = (this.retries || 0) + 1;
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.connect(), delay);
   }
