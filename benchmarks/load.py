@@ -6,8 +6,8 @@
 
 One process (the default): `flyingchess serve --host 127.0.0.1 --trusted-proxy 127.0.0.1`
 with SQLite in a throw-away folder. `--processes N` starts N processes over a PostgreSQL
-and a Redis of their own (started here, as the tests do; Debian's `postgresql` and
-`redis-server` must be installed), and `--nginx` puts nginx in front of them (else each
+and a Redis of their own (flyingchess.server.loopback starts them, as the tests do;
+Debian's `postgresql` and `redis-server` must be installed), and `--nginx` puts nginx in front of them (else each
 client picks a process in turn). A list (`--processes 1,2`) measures each in turn,
 every one on fresh servers, and prints them side by side.
 
@@ -42,7 +42,6 @@ import random
 import re
 import signal
 import statistics
-import sys
 import tempfile
 import time
 import urllib.request
@@ -60,8 +59,6 @@ with contextlib.suppress(
     import orjson
 
     loads = orjson.loads
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 T = TypeVar("T")
 COLOURS = ("red", "yellow", "blue", "green")
@@ -413,12 +410,12 @@ def main() -> None:
         parser.error("--rooms, --processes and --seconds must be positive")
     if args.kill_after is not None and min(counts) < 2:
         parser.error("--kill-after needs --processes 2 or more")
-    from services import PACKAGES, available
+    from flyingchess.server.loopback import missing
 
     needed = (["postgres", "redis"] if max(counts) > 1 else []) + (["nginx"] if args.nginx else [])
-    missing = [service for service in needed if not available(service)]
-    if missing:
-        raise SystemExit(f"needs {', '.join(missing)}: apt-get install {' '.join(PACKAGES[m] for m in missing)}")
+    absent = missing(*needed)
+    if absent is not None:
+        raise SystemExit(absent)
     results = [measure(args, count) for count in counts]
     if args.json:
         print(json.dumps(results if len(results) > 1 else results[0]))
@@ -435,10 +432,9 @@ def main() -> None:
 def measure(args: argparse.Namespace, processes: int) -> dict[str, Any]:
     """One run against `processes` fresh servers (and their own PostgreSQL, Redis, nginx)."""
     from flyingchess.server.databases import open_database
+    from flyingchess.server.loopback import Nginx, Postgres, Redis
+    from flyingchess.server.process import ServerProcess as Server
     from flyingchess.server.store import SqliteStore
-    from services import Nginx, Postgres, Redis
-
-    from servers import Server
 
     started: list[Any] = []
     with tempfile.TemporaryDirectory() as folder:

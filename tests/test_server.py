@@ -425,3 +425,16 @@ def test_the_pages_files_are_compressed_and_the_api_answers_are_not(client: Test
     assert "mountGame" in script.text  # the client undid it: the same file
     listing = client.get("/api/games", headers={"Accept-Encoding": "gzip"})
     assert "content-encoding" not in listing.headers
+
+
+def test_health_says_ready_only_while_the_database_answers(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "games.sqlite3")
+    with LocalClient(create_app(store)) as client:
+        answer = client.get("/api/health")
+        assert answer.status_code == 200 and answer.headers["Cache-Control"] == "no-store"
+        assert answer.json() == {"ready": True, "database": "ok", "redis": "not used", "shutting_down": False}
+        store.db.close()  # the database is gone from under the server
+        answer = client.get("/api/health")
+        assert answer.status_code == 503
+        assert answer.json()["ready"] is False and "closed" in answer.json()["database"]
+        assert answer.json()["redis"] == "not used"

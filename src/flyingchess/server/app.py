@@ -42,6 +42,7 @@ from ..rules import OPTIONS, PRESETS, Rules, RulesError
 from .async_store import AsyncStore, LoopStore
 from .dice import EntropyDice
 from .guard import LOOPBACK_NAMES, Guard, HostPolicy
+from .health import check_health
 from .insight import Insight
 from .insight import available as analysis_available
 from .limits import KeyedBuckets, Limits, TokenBucket
@@ -223,6 +224,18 @@ async def get_meta(request: Request) -> Response:
             "invite_base": settings.invite_base,
             "public_url": settings.public_url,
         }
+    )
+
+
+async def get_health(request: Request) -> Response:
+    """Ready (200) or not (503), with each dependency's word: for load balancers."""
+    state = request.app.state
+    cluster = getattr(state.rooms, "cluster", None)
+    health = await check_health(
+        lambda: state.store.ping(), cluster.ping if cluster is not None else None, state.shutting_down
+    )
+    return JSONResponse(
+        health.to_json(), status_code=200 if health.ready else 503, headers={"Cache-Control": "no-store"}
     )
 
 
@@ -586,6 +599,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
 ROUTES = [
     Route("/", index),
     Route("/api/meta", get_meta),
+    Route("/api/health", get_health),
     Route("/api/games", list_games, methods=["GET"]),
     Route("/api/games", create_game, methods=["POST"]),
     Route("/api/games/{game_id}", get_game, methods=["GET"]),
@@ -667,4 +681,5 @@ def create_app(
     app.state.heavy_jobs = asyncio.Semaphore(limits.heavy_jobs)
     app.state.insight = Insight(app.state.rooms, app.state.heavy_jobs, app.state.replays)
     app.state.meta = _meta()
+    app.state.shutting_down = False
     return app

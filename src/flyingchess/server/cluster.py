@@ -182,6 +182,13 @@ class Cluster:
             except (redis.RedisError, OSError) as error:
                 log.warning("Redis did not answer the heartbeat: %s", error)
 
+    async def ping(self) -> None:
+        """A round trip to Redis (the health check); ClusterError when this process is
+        cut off from the others even though Redis answers now."""
+        await self.redis.ping()
+        if self.cut_off():
+            raise ClusterError("Redis answers again, but the heartbeat has not caught up yet")
+
     def holds(self, game_id: str) -> bool:
         """Whether this process may still act for the room: its lease has not run out and
         the others do not take it for dead yet, on its own clock, whatever Redis says or

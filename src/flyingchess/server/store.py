@@ -583,6 +583,12 @@ class SqlStore:
         return True
 
     @_mapped
+    def ping(self) -> None:
+        """A round trip to the database (the health check)."""
+        with self._transaction() as sql:
+            sql.execute("SELECT 1").fetchone()
+
+    @_mapped
     def counts(self) -> dict[str, int]:
         """Rows per table (games, actions, chat lines)."""
         with self._transaction() as sql:
