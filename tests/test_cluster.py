@@ -646,3 +646,60 @@ def test_an_owner_frozen_inside_a_write_transaction_holds_up_no_room(tmp_path: P
         cluster.stop()
         redis.stop()
         postgres.stop()
+
+
+def test_the_nginx_configuration_the_tests_run_is_the_documented_one() -> None:
+    from flyingchess.server.loopback import NGINX_MAP, NGINX_PROXY, NGINX_UPSTREAM_SERVER, NGINX_ZONE
+
+    documented = [line.strip() for line in (Path(__file__).parent.parent / "docs" / "deploy.md").open()]
+    for line in [
+        NGINX_MAP,
+        NGINX_ZONE,
+        NGINX_UPSTREAM_SERVER.format(address="127.0.0.1:8001"),
+        *NGINX_PROXY.splitlines(),
+    ]:
+        assert line.strip() in documented, line
+
+
+def test_behind_nginx_new_visitors_are_served_within_2_s_while_a_process_is_frozen(cluster: Cluster) -> None:
+    """A frozen process still accepts connections (the kernel does) but answers nothing:
+    through the documented nginx configuration every page, API answer and WebSocket of a
+    new visitor still comes within 2 s, from the other process."""
+    require("nginx")
+    a, b = cluster.servers
+    nginx = Nginx([a.port, b.port])
+    try:
+        game = api(nginx.url, "/api/games", {"players": ["red", "blue"]})["id"]
+        os.kill(a.process.pid, signal.SIGSTOP)
+        slowest = 0.0
+        for _ in range(4):  # each visitor: the page, the API, the game's WebSocket
+            for path in ("/", "/api/meta", f"/api/games/{game}"):
+                started = time.monotonic()
+                with urllib.request.urlopen(nginx.url + path, timeout=10) as response:
+                    assert response.status == 200
+                slowest = max(slowest, time.monotonic() - started)
+            started = time.monotonic()
+            with connect(nginx.url.replace("http", "ws", 1) + f"/ws/{game}", open_timeout=10) as socket:
+                assert json.loads(socket.recv(timeout=10))["type"] == "snapshot"
+            slowest = max(slowest, time.monotonic() - started)
+        assert slowest < 2, f"a visitor waited {slowest:.1f} s"
+    finally:
+        os.kill(a.process.pid, signal.SIGCONT)
+        nginx.stop()
+
+
+def test_behind_nginx_a_quiet_connection_stays_open(cluster: Cluster) -> None:
+    """nginx gives up on a WebSocket that hears nothing for 1.8 s; the server's pings (each
+    second) keep a quiet one open."""
+    require("nginx")
+    a, b = cluster.servers
+    nginx = Nginx([a.port, b.port])
+    try:
+        game = api(nginx.url, "/api/games", {"players": ["red", "blue"]})["id"]
+        with connect(nginx.url.replace("http", "ws", 1) + f"/ws/{game}", open_timeout=10) as socket:
+            assert json.loads(socket.recv(timeout=10))["type"] == "snapshot"
+            time.sleep(5)  # nothing happens in the game
+            socket.send(json.dumps({"type": "sync"}))
+            assert json.loads(socket.recv(timeout=10))["type"] == "snapshot"
+    finally:
+        nginx.stop()

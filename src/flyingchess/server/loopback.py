@@ -21,6 +21,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Final
 
 PACKAGES = {"postgres": "postgresql", "redis": "redis-server", "nginx": "nginx"}
 
@@ -160,8 +161,49 @@ class Redis:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
+NGINX_MAP: Final = "map $http_upgrade $connection_upgrade { default upgrade; '' ''; }"
+"""Connection: upgrade for a WebSocket, nothing for HTTP (in nginx's `http` block)."""
+NGINX_UPSTREAM_SERVER: Final = "server {address} max_fails=1 fail_timeout=10s;"
+"""One process in the upstream: a single failure (refused, reset, timed out) takes it out
+of the rotation for 10 s, after which one request tries it again."""
+NGINX_ZONE: Final = "zone flyingchess 64k;"
+"""In the upstream: every nginx worker shares one view of which processes are failing."""
+NGINX_PROXY: Final = """\
+proxy_http_version 1.1;
+proxy_set_header Host $http_host;
+proxy_set_header X-Forwarded-For $remote_addr;
+proxy_set_header X-Forwarded-Proto $scheme;
+proxy_set_header Upgrade $http_upgrade;
+proxy_set_header Connection $connection_upgrade;
+proxy_connect_timeout 1s;
+proxy_next_upstream error timeout http_502 http_503;
+location / {
+    proxy_pass http://flyingchess;
+    proxy_read_timeout 1500ms;
+}
+location /ws/ {
+    proxy_pass http://flyingchess;
+    proxy_read_timeout 1800ms;
+}
+location ~ ^/api/(stats|games/[^/]+/(chances|hint|analysis))$ {
+    proxy_pass http://flyingchess;
+    proxy_read_timeout 30s;
+}"""
+"""The proxying part of the documented nginx configuration (in its `server` block; docs/
+deploy.md shows it whole). A process that has not answered within 1.5 s (a page, the API)
+or 1.8 s (a WebSocket handshake: the server pings every connection each second, so an
+open one is never quiet that long) is taken for failing and the request goes to another
+process, if it is one a retry cannot harm (GET, or a handshake); the answers that
+compute (win chances, hints, analysis, statistics) get 30 s."""
+
+
+def _indented(text: str, spaces: int) -> str:
+    return "\n".join(" " * spaces + line if line else line for line in text.splitlines())
+
+
 class Nginx:
-    """nginx balancing HTTP and WebSockets over `upstreams` (ports on 127.0.0.1).
+    """nginx balancing HTTP and WebSockets over `upstreams` (ports on 127.0.0.1), with the
+    documented configuration (`NGINX_PROXY`).
 
     `clients_on_loopback_are_proxies` makes nginx believe the X-Forwarded-For of a
     loopback client (the realip module), as it would behind another trusted proxy: the
@@ -171,7 +213,9 @@ class Nginx:
     def __init__(self, upstreams: Sequence[int], *, clients_on_loopback_are_proxies: bool = False) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="flyingchess-nginx-"))
         self.port = free_port()
-        servers = "\n".join(f"        server 127.0.0.1:{port} max_fails=1 fail_timeout=2s;" for port in upstreams)
+        servers = "\n".join(
+            "        " + NGINX_UPSTREAM_SERVER.format(address=f"127.0.0.1:{port}") for port in upstreams
+        )
         temp = self.folder
         real_ip = (
             "set_real_ip_from 127.0.0.1; real_ip_header X-Forwarded-For;" if clients_on_loopback_are_proxies else ""
@@ -189,25 +233,15 @@ http {{
     uwsgi_temp_path {temp}/uwsgi;
     scgi_temp_path {temp}/scgi;
     client_max_body_size 1m;
-    map $http_upgrade $connection_upgrade {{ default upgrade; '' close; }}
+    {NGINX_MAP}
     upstream flyingchess {{
+        {NGINX_ZONE}
 {servers}
     }}
     server {{
         listen 127.0.0.1:{self.port};
         {real_ip}
-        location / {{
-            proxy_pass http://flyingchess;
-            proxy_http_version 1.1;
-            proxy_set_header Host $http_host;
-            proxy_set_header X-Forwarded-For $remote_addr;
-            proxy_set_header X-Forwarded-Proto $scheme;
-            proxy_set_header Upgrade $http_upgrade;
-            proxy_set_header Connection $connection_upgrade;
-            proxy_read_timeout 1h;
-            proxy_next_upstream error timeout http_502 http_503;
-            proxy_connect_timeout 2s;
-        }}
+{_indented(NGINX_PROXY, 8)}
     }}
 }}
 """

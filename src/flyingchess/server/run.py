@@ -16,6 +16,7 @@ import threading
 import webbrowser
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Final
 from urllib.parse import urlsplit
 
 import platformdirs
@@ -29,6 +30,12 @@ from .limits import Limits
 from .protocol import MAX_MESSAGE_BYTES
 from .store import SqliteStore, StoreError
 
+PING_SECONDS: Final = 1.0
+"""The server pings every WebSocket this often: a load balancer then knows an open
+connection is never quiet for long, and can give up on a handshake that gets no answer
+within 1.8 s (a frozen process) without cutting open connections (docs/deploy.md)."""
+PONG_SECONDS: Final = 20.0
+"""A connection whose pong is this late is closed: the page is gone, or its network is."""
 GC_THRESHOLDS = (20_000, 50, 100)
 """Young objects allocated before the collector runs (the default is 700), and how many
 young and middle collections before an older one. A server makes and drops a few
@@ -301,6 +308,8 @@ def serve(options: ServeOptions) -> int:
         ws=ws_protocol,
         ws_max_size=MAX_MESSAGE_BYTES,
         ws_per_message_deflate=False,  # compressing each update per connection costs more than it saves
+        ws_ping_interval=PING_SECONDS,
+        ws_ping_timeout=PONG_SECONDS,
         proxy_headers=bool(trusted),
         forwarded_allow_ips=",".join(sorted(trusted)) or None,
         server_header=False,
