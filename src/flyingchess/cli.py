@@ -452,6 +452,48 @@ def command_migrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _backup_module() -> Any:
+    try:
+        from .server import backup
+        from .server.run import default_data_dir
+    except ImportError as error:
+        raise CommandError(
+            f"backup and restore need the web extra ({error.name} is missing): pip install 'flyingchess[web]'"
+        ) from None
+    return backup, default_data_dir
+
+
+def _counts_text(counts: dict[str, int]) -> str:
+    return (
+        f"{counted(counts['games'], 'game')}, {counted(counts['actions'], 'action')},"
+        f" {counted(counts['chat'], 'chat line')}"
+    )
+
+
+def command_backup(args: argparse.Namespace) -> int:
+    backup, default_data_dir = _backup_module()
+    folder = args.data if args.data is not None else default_data_dir()
+    try:
+        counts = backup.backup(folder, args.file)
+    except backup.BackupError as error:
+        raise CommandError(f"backup: {error}") from None
+    print(f"backed up {_counts_text(counts)} from {folder} to {args.file}")
+    return 0
+
+
+def command_restore(args: argparse.Namespace) -> int:
+    backup, default_data_dir = _backup_module()
+    folder = args.data if args.data is not None else default_data_dir()
+    try:
+        counts, kept = backup.restore(args.file, folder)
+    except backup.BackupError as error:
+        raise CommandError(f"restore: {error}") from None
+    print(f"restored {_counts_text(counts)} from {args.file} into {folder / backup.DATABASE_NAME}")
+    if kept is not None:
+        print(f"  the games that were there are kept in {kept}")
+    return 0
+
+
 def _progress(total: int, label: str) -> Any:
     """A rich progress bar with games per second and time left (plain text without rich)."""
     try:
@@ -770,6 +812,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     migrate_parser.add_argument("--to", required=True, metavar="URL", help="postgresql://user:password@host/database")
     migrate_parser.set_defaults(handler=command_migrate)
+
+    backup_parser = commands.add_parser(
+        "backup", help="copy a data folder's games database to a file (safe while the server runs)"
+    )
+    backup_parser.add_argument("file", type=Path, help="the backup file to write (a new file)")
+    backup_parser.add_argument(
+        "--data", type=Path, default=None, help="the data folder (default: your user data folder)"
+    )
+    backup_parser.set_defaults(handler=command_backup)
+    restore_parser = commands.add_parser(
+        "restore", help="make a backup the data folder's games database (the server must be stopped)"
+    )
+    restore_parser.add_argument("file", type=Path, help="a file written by flyingchess backup")
+    restore_parser.add_argument(
+        "--data", type=Path, default=None, help="the data folder (default: your user data folder)"
+    )
+    restore_parser.set_defaults(handler=command_restore)
 
     demo = commands.add_parser("demo", help="watch bots play a full game in the terminal")
     demo.add_argument(

@@ -40,6 +40,14 @@ def _postgres_bin() -> Path | None:
     return Path(initdb).parent if initdb else None
 
 
+def postgres_binary(name: str) -> str:
+    """The path of one of PostgreSQL's programs (pg_dump, pg_restore, ...) from the
+    installed server's version, so that it reads what that server writes."""
+    binaries = _postgres_bin()
+    found = binaries / name if binaries is not None else None
+    return str(found) if found is not None and found.exists() else (shutil.which(name) or name)
+
+
 def available(service: str) -> bool:
     if service == "postgres":
         return _postgres_bin() is not None

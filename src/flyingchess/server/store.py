@@ -96,6 +96,10 @@ class StoreError(Exception):
     message says which database and why. Nothing was written when this is raised."""
 
 
+class NewerDatabase(StoreError):
+    """The database was written by a newer version of flyingchess: it is left untouched."""
+
+
 class DamagedGame(Exception):
     """One stored game cannot be read back (its row does not parse or replay). The rest
     of the database is fine, and the game can still be deleted."""
@@ -619,6 +623,7 @@ class SqliteStore(SqlStore):
             reason = error.strerror if isinstance(error, OSError) and error.strerror else error
             raise StoreError(f"cannot open the games database {path}: {reason}") from None
         try:
+            self._refuse_newer()
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("PRAGMA foreign_keys=ON")
@@ -629,11 +634,24 @@ class SqliteStore(SqlStore):
                     raise sqlite3.DatabaseError(f"the file is damaged ({first}; and more)")
             self.db.executescript(SQLITE_SCHEMA)
             self._upgrade()
+        except NewerDatabase:
+            self.db.close()
+            raise
         except (sqlite3.Error, OSError) as error:
             self.db.close()
             raise StoreError(
                 f"cannot open the games database {path}: {error}; move it aside (or restore a backup) and start again"
             ) from None
+
+    def _refuse_newer(self) -> None:
+        """A database written by a newer version is refused before anything is written to
+        it: this version would not know what it holds."""
+        version = int(self.db.execute("PRAGMA user_version").fetchone()[0])
+        if version > SCHEMA_VERSION:
+            raise NewerDatabase(
+                f"the games database {self.path} was written by a newer flyingchess (schema {version}); upgrade"
+                " flyingchess"
+            )
 
     def _upgrade(self) -> None:
         """Bring a database written by an older version up to SCHEMA_VERSION."""
