@@ -61,7 +61,8 @@ class Cluster:
         self.lease_seconds = lease_seconds
         self.servers = [self.start(n) for n in range(count)]
 
-    def start(self, n: int) -> Server:
+    def start(self, n: int, port: int | None = None) -> Server:
+        """Process `n` (on `port`, else any free one)."""
         return Server(
             self.tmp_path / f"node{n}-{time.monotonic_ns()}",
             network=True,
@@ -74,6 +75,7 @@ class Cluster:
                 "127.0.0.1",
                 "--lease-seconds",
                 str(self.lease_seconds),
+                *(["--port", str(port)] if port is not None else []),
             ],
         )
 
@@ -110,6 +112,8 @@ class Page:
         self.reconnects = 0
         self.socket: ClientConnection | None = None
         self.game: dict[str, Any] = {}
+        self.errors: list[dict[str, Any]] = []
+        """Errors the server sent, but `reconnecting` (the page shows no error for it)."""
         self.open()
 
     def open(self) -> None:
@@ -123,7 +127,7 @@ class Page:
                     self.game = first["game"]
                     self.socket.send(json.dumps({"type": "hello", "token": self.token}))
                     return
-            except (OSError, ConnectionClosed, TimeoutError):
+            except (OSError, ConnectionClosed, TimeoutError, InvalidStatus):
                 pass
             if time.monotonic() > deadline:
                 raise AssertionError(f"could not reconnect to {self.urls}")
@@ -142,6 +146,8 @@ class Page:
                 if reply["type"] == "update" and reply["events"]:
                     return reply
                 if reply["type"] == "error":
+                    if reply["code"] != "reconnecting":
+                        self.errors.append(reply)
                     return None
         except (ConnectionClosed, TimeoutError):
             self.reconnects += 1
@@ -703,3 +709,86 @@ def test_behind_nginx_a_quiet_connection_stays_open(cluster: Cluster) -> None:
             assert json.loads(socket.recv(timeout=10))["type"] == "snapshot"
     finally:
         nginx.stop()
+
+
+def test_a_rolling_restart_during_play_loses_nothing_and_shows_no_error(
+    tmp_path: Path, services: tuple[Postgres, Redis]
+) -> None:
+    """Each process in turn is stopped (SIGTERM) and started again on its port, behind the
+    documented nginx, while pages play: it hands its rooms over before it exits, so no
+    page is shown an error, nothing acknowledged is lost and nothing is applied twice."""
+    import threading
+
+    require("nginx")
+    ports = [free_port(), free_port()]
+    cluster = Cluster(tmp_path, services, count=0)
+    cluster.servers = [cluster.start(n, port) for n, port in enumerate(ports)]
+    nginx = Nginx(ports)
+    stop = threading.Event()
+    pages: list[Page] = []
+    acknowledged: dict[str, int] = {}
+
+    def play(page: Page) -> None:
+        while not stop.is_set():
+            reply = page.play_once()
+            if reply is not None:
+                acknowledged[page.game_id] = max(acknowledged.get(page.game_id, 0), reply["game"]["actions"])
+
+    try:
+        games = [two_seat_game(nginx.url) for _ in range(6)]
+        pages = [Page([nginx.url], game["id"], game["host_token"]) for game in games]
+        players = [threading.Thread(target=play, args=(page,)) for page in pages]
+        for player in players:
+            player.start()
+        for n, port in enumerate(ports):
+            time.sleep(2)
+            before = sum(acknowledged.values())
+            server = cluster.servers[n]
+            server.process.terminate()  # SIGTERM
+            assert server.process.wait(timeout=20) == 0, server.log()
+            assert "Traceback" not in server.log(), server.log()
+            cluster.servers[n] = cluster.start(n, port)
+            assert api(cluster.servers[n].url, "/api/health")["ready"] is True
+            time.sleep(2.5)  # as docs/deploy.md says: nginx tries a failed process again after 2 s
+            assert sum(acknowledged.values()) > before  # play went on
+        stop.set()
+        for player in players:
+            player.join(timeout=30)
+        for page in pages:
+            assert page.errors == [], page.errors
+            stored = len(stored_actions(cluster.database, page.game_id))
+            assert page.sync()["actions"] == stored >= acknowledged[page.game_id]
+    finally:
+        stop.set()
+        for page in pages:
+            page.close()
+        nginx.stop()
+        cluster.stop()
+
+
+def test_an_owner_stopped_with_sigterm_hands_its_rooms_over_at_once(
+    tmp_path: Path, services: tuple[Postgres, Redis]
+) -> None:
+    """SIGTERM: the owner finishes what it started, gives its leases up and tells the
+    processes forwarding to it, which take the rooms over at once (not after a lease, a
+    minute here) and keep their pages' connections; it says so and exits 0."""
+    cluster = Cluster(tmp_path, services, lease_seconds=60)
+    try:
+        a, b = cluster.servers
+        created = two_seat_game(a.url)
+        owner_page = Page([a.url, b.url], created["id"], created["host_token"])  # a owns the room
+        forwarded_page = Page([b.url], created["id"], created["host_token"])  # b forwards to a
+        owner_page.play_once()
+        a.process.terminate()
+        assert a.process.wait(timeout=20) == 0
+        assert "flyingchess stopped: every change is saved" in a.log()
+        started = time.monotonic()
+        while forwarded_page.play_once() is None:
+            assert time.monotonic() - started < 5, "the room was not handed over"
+        assert forwarded_page.reconnects == 0 and forwarded_page.errors == []
+        assert open_redis_owner(cluster.redis, created["id"]) == b.node
+        assert forwarded_page.sync()["actions"] == len(stored_actions(cluster.database, created["id"]))
+        owner_page.close()
+        forwarded_page.close()
+    finally:
+        cluster.stop()

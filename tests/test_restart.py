@@ -152,3 +152,37 @@ def test_sigkill_keeps_rooms_seats_and_tokens(tmp_path: Path, servers: list[Serv
         while welcome["type"] != "welcome":
             welcome = json.loads(guest.recv(timeout=10))
         assert welcome["role"] == "player" and welcome["colours"] == ["blue"]
+
+
+def test_sigterm_during_bot_play_finishes_the_move_under_way_and_exits_cleanly(
+    tmp_path: Path, servers: list[Server]
+) -> None:
+    """One process, SIGTERM while bots play as fast as they can: the change under way is
+    stored and sent, every page is hung up on with 1012 ("reconnect"), the process says
+    so and exits 0; started again, the game holds every action a page saw."""
+    from websockets.exceptions import ConnectionClosed
+
+    server = Server(tmp_path)
+    servers.append(server)
+    bots = {colour: {"kind": "bot", "bot": "heuristic"} for colour in ("red", "blue")}
+    game_id = server.api("/api/games", {"players": ["red", "blue"], "seats": bots, "speed": "instant"})["id"]
+    seen = 0
+    with server.socket(game_id) as socket:
+        seen = next_game(socket)["actions"]
+        for _ in range(5):
+            seen = max(seen, next_game(socket)["actions"])
+        server.process.terminate()
+        try:
+            while True:
+                message = json.loads(socket.recv(timeout=10))
+                assert message["type"] in ("snapshot", "update"), message  # never an error
+                seen = max(seen, message["game"]["actions"])
+        except ConnectionClosed as closed:
+            assert closed.rcvd is not None and closed.rcvd.code == 1012
+    assert server.process.wait(timeout=20) == 0
+    assert "flyingchess stopped: every change is saved" in server.log()
+    assert "Traceback" not in server.log()
+    again = Server(tmp_path)
+    servers.append(again)
+    with again.socket(game_id) as socket:
+        assert next_game(socket)["actions"] >= seen > 0

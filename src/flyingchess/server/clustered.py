@@ -31,7 +31,7 @@ import redis
 from .cluster import Cluster
 from .presence import Watcher
 from .protocol import Message, Move, ProtocolError, Roll, encode_message, parse_message
-from .rooms import Room, RoomLike, Rooms, log_failure
+from .rooms import RESTARTING, Room, RoomLike, Rooms, log_failure
 from .seats import Control
 from .session import rebuild
 from .store import StoreError
@@ -247,6 +247,7 @@ class ClusteredRooms(Rooms):
             "control": self._control_here,
             "rematch": self._rematch_here,
             "forget": self._forget_here,
+            "leaving": self._owner_leaving,
         }.items():
             cluster.handle(op, handler)
 
@@ -259,6 +260,28 @@ class ClusteredRooms(Rooms):
             asyncio.create_task(self._check_owners()),
             asyncio.create_task(self._expire_leases()),
         ]
+
+    async def drain(self) -> None:
+        """The process is shutting down (SIGTERM): hand every room to the others. Each room
+        finishes the change under way, stops, and gives its lease up; the processes that
+        forward pages to it are told to take it over at once, and move those pages on
+        the connections they have (as when an owner dies); its own pages are hung up on
+        (1012) and reconnect, to a process that owns it by then. Pages here watching rooms
+        of other processes are hung up on too: their rooms are elsewhere and go on."""
+        self.draining = True
+        for game_id, room in list(self.rooms.items()):
+            if room.lost:
+                continue
+            async with room.lock:  # the change under way is stored and sent first
+                forwarded = [page for page in room.presence.watchers if isinstance(page, RemotePage)]
+                for page in forwarded:  # not hung up on: their processes move them
+                    room.presence.watchers.pop(page, None)
+                await room.lose()  # gives the lease up (on_lost) and hangs up on the pages here
+            for node in {page.group.node for page in forwarded}:
+                with contextlib.suppress(redis.RedisError, OSError):
+                    await self.cluster.send(node, {"op": "leaving", "room": game_id, "node": self.cluster.node})
+        for remote in list(self.remote.values()):
+            await remote.lost()
 
     async def stop(self) -> None:
         for task in self.tasks:
@@ -326,6 +349,8 @@ class ClusteredRooms(Rooms):
     async def for_page(self, game_id: str) -> RoomLike:
         """The room itself when this process owns it (taking it when nobody live does),
         else a stand-in that forwards to its owner."""
+        if self.draining:
+            raise ProtocolError("reconnecting", RESTARTING)
         if self.cluster.cut_off():
             raise ProtocolError("reconnecting", UNAVAILABLE)
         for _ in range(int(self.cluster.lease_seconds * 10) + 20):
@@ -602,6 +627,13 @@ class ClusteredRooms(Rooms):
             if page is not None:
                 with contextlib.suppress(Exception):
                     await page.send_text(text)
+
+    async def _owner_leaving(self, message: dict[str, Any]) -> None:
+        """The owner of a room pages here watch is shutting down and has given its lease
+        up: take the room over now and move those pages to it, without a reconnection."""
+        remote = self.remote.get(str(message["room"]))
+        if remote is not None and remote.owner == str(message.get("node")):
+            self.take_over_from(remote)
 
     async def _control_here(self, message: dict[str, Any]) -> None:
         remote = self.remote.get(str(message["room"]))

@@ -171,9 +171,11 @@ class Redis:
 
 NGINX_MAP: Final = "map $http_upgrade $connection_upgrade { default upgrade; '' ''; }"
 """Connection: upgrade for a WebSocket, nothing for HTTP (in nginx's `http` block)."""
-NGINX_UPSTREAM_SERVER: Final = "server {address} max_fails=1 fail_timeout=10s;"
-"""One process in the upstream: a single failure (refused, reset, timed out) takes it out
-of the rotation for 10 s, after which one request tries it again."""
+NGINX_UPSTREAM_SERVER: Final = "server {address} max_fails=1 fail_timeout=2s;"
+"""One process in the upstream: a single failure (refused, reset, timed out, 503) takes it
+out of the rotation for 2 s, after which one request tries it again. Short, because a
+restarted process is back within a second or two, and while every process is out nginx
+answers 502 to everyone."""
 NGINX_ZONE: Final = "zone flyingchess 64k;"
 """In the upstream: every nginx worker shares one view of which processes are failing."""
 NGINX_PROXY: Final = """\

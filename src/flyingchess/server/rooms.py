@@ -67,6 +67,7 @@ from .store import StoredGame, StoreError
 
 BOT_DELAY: Final = {"slow": 1.2, "normal": 0.6, "fast": 0.25, "instant": 0.0}
 """Seconds a bot waits before each roll, by the room's speed."""
+RESTARTING: Final = "this server is restarting: reconnecting"
 GRACE_SECONDS: Final = 30.0
 """How long a seat whose player left waits before the autopilot plays it."""
 CHAT_SHOWN: Final = 30
@@ -727,9 +728,13 @@ class Rooms:
         self.rooms: OrderedDict[str, Room] = OrderedDict()
         self.loading: dict[str, asyncio.Future[Room]] = {}
         self.deleted_while_loading: set[str] = set()
+        self.draining = False
+        """Shutting down: no page is taken any more (`drain`)."""
 
     async def for_page(self, game_id: str) -> RoomLike:
         """The room a page's connection talks to (here: the room itself)."""
+        if self.draining:
+            raise ProtocolError("reconnecting", RESTARTING)
         return await self.get(game_id)
 
     async def view(self, game_id: str) -> Room:
@@ -805,6 +810,15 @@ class Rooms:
         for game_id in idle:
             self._drop(game_id)
         return len(idle)
+
+    async def drain(self) -> None:
+        """The process is shutting down: each room finishes the change under way (it is
+        stored and sent), then stops and hangs up on its pages (1012: they reconnect)."""
+        self.draining = True
+        for room in list(self.rooms.values()):
+            if not room.lost:
+                async with room.lock:
+                    await room.lose()
 
     def _drop(self, game_id: str) -> None:
         """A room leaves memory (everything about it is stored)."""

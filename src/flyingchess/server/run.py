@@ -6,17 +6,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import ipaddress
+import logging
 import os
 import re
+import signal
 import socket
 import sys
 import threading
 import webbrowser
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 from urllib.parse import urlsplit
 
 import platformdirs
@@ -30,6 +33,9 @@ from .limits import Limits
 from .protocol import MAX_MESSAGE_BYTES
 from .store import SqliteStore, StoreError
 
+log = logging.getLogger("flyingchess.server")
+DRAIN_SECONDS: Final = 10.0
+"""The longest a process shutting down spends handing its rooms over."""
 PING_SECONDS: Final = 1.0
 """The server pings every WebSocket this often: a load balancer then knows an open
 connection is never quiet for long, and can give up on a handshake that gets no answer
@@ -317,16 +323,50 @@ def serve(options: ServeOptions) -> int:
     )
     raise_open_files_limit()
     quiet_repeated_logs()
-    server = uvicorn.Server(config)
+    server = DrainingServer(config, app)
     tune_garbage_collector()
     if options.open_browser:
         open_browser_soon(address)
+    # uvicorn stops gracefully on SIGTERM, then raises the signal again: to this handler,
+    # so the process exits 0 after the clean-up below instead of dying of the signal
+    signal.signal(signal.SIGTERM, _stopped_by_signal)
     try:
         server.run(sockets=[sock])
+    except SystemExit as stopped:
+        if stopped.code != 0:
+            raise
     finally:
         app.state.store.close()  # commit the writes still queued, then close the database
         store.close()
+    print("flyingchess stopped: every change is saved", file=sys.stderr, flush=True)
     return 0
+
+
+def _stopped_by_signal(signum: int, frame: object) -> None:
+    raise SystemExit(0)
+
+
+class DrainingServer(uvicorn.Server):
+    """uvicorn's server, shutting down (SIGTERM, Ctrl+C) the way a game server must: it
+    stops taking connections, hands its rooms over (each finishes the change under way;
+    with several processes the others take them, docs/deploy.md), and only then closes
+    what is still open and commits what is still queued."""
+
+    def __init__(self, config: uvicorn.Config, app: Any) -> None:
+        super().__init__(config)
+        self.app = app
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        for server in self.servers:
+            server.close()  # no new connection: a balancer sends them to the other processes
+        for sock in sockets or []:
+            sock.close()
+        self.app.state.shutting_down = True
+        try:
+            await asyncio.wait_for(self.app.state.rooms.drain(), DRAIN_SECONDS)
+        except TimeoutError:
+            log.warning("handing the rooms over took more than %s s; closing anyway", DRAIN_SECONDS)
+        await super().shutdown(sockets)
 
 
 def serve_static_site(folder: Path, host: str, port: int, open_browser: bool) -> int:

@@ -234,6 +234,13 @@ export function mountGame(root, app, gameId) {
         showMissing();
         return;
       }
+      if (msg.code === "reconnecting") {
+        // the room is moving to another server process (a restart, a failover): nothing
+        // was changed; the connection is closed next and the page reconnects by itself
+        conn.hidden = false;
+        if (snap) renderPanel(); else updateControls();
+        return;
+      }
       if (msg.code === "bad-token") {
         // the token no longer opens a seat (removed by the host, or an old game)
         const held = getSeatToken(gameId);
