@@ -389,7 +389,7 @@ def command_rules(args: argparse.Namespace) -> int:
 
 def command_play(args: argparse.Namespace) -> int:
     try:
-        from .server.run import ServeOptions, serve, serve_static_site
+        from .server.run import OptionError, ServeOptions, parse_metrics_address, serve, serve_static_site
     except ImportError as error:
         raise CommandError(
             f"the web app needs its extra packages ({error.name} is missing): pip install 'flyingchess[web]'"
@@ -412,6 +412,12 @@ def command_play(args: argparse.Namespace) -> int:
         raise CommandError("--lease-seconds is the lease on a room held in Redis: it needs --redis")
     serving = args.command == "serve"
     lan = getattr(args, "lan", False)
+    metrics_address = None
+    if getattr(args, "metrics", None) is not None:
+        try:
+            metrics_address = parse_metrics_address(args.metrics)
+        except OptionError as error:
+            raise CommandError(str(error)) from None
     return serve(
         ServeOptions(
             host="0.0.0.0" if lan else args.host,
@@ -427,6 +433,8 @@ def command_play(args: argparse.Namespace) -> int:
             allowed_hosts=list(args.allowed_host or []),
             public_url=args.public_url,
             trusted_proxies=list(getattr(args, "trusted_proxy", None) or []),
+            metrics=metrics_address,
+            json_logs=getattr(args, "log_format", "text") == "json",
         )
     )
 
@@ -801,6 +809,14 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         metavar="ADDRESS",
         help="a reverse proxy's address whose X-Forwarded-For and X-Forwarded-Proto headers are believed (repeatable)",
+    )
+    serve_parser.add_argument(
+        "--metrics",
+        metavar="ADDRESS:PORT",
+        help="serve Prometheus metrics on this address of their own (PORT alone: 127.0.0.1); see SECURITY.md",
+    )
+    serve_parser.add_argument(
+        "--log-format", choices=("text", "json"), default="text", help="log lines as text (default) or JSON objects"
     )
     serve_parser.add_argument("--network", action="store_true", help=argparse.SUPPRESS)
     # --network: kept for old scripts; `serve` always asks pages for seat tokens

@@ -50,6 +50,9 @@ LEFT_OUT: Final = (
     "server/run.py",
     "server/process.py",
     "server/migrate.py",
+    "server/loopback.py",  # throwaway PostgreSQL, Redis and nginx
+    "server/backup.py",
+    "server/logs.py",
     "sim.py",
     "cli.py",
     "__main__.py",

@@ -39,6 +39,7 @@ from ..game import DEFAULT_PLAYERS
 from ..layout import board_layout
 from ..record import ActionError, RecordError, parse_record
 from ..rules import OPTIONS, PRESETS, Rules, RulesError
+from . import metrics
 from .async_store import AsyncStore, LoopStore
 from .dice import EntropyDice
 from .guard import LOOPBACK_NAMES, Guard, HostPolicy
@@ -440,11 +441,13 @@ async def delete_game(request: Request) -> Response:
 
 async def protocol_error(request: Request, error: Exception) -> Response:
     assert isinstance(error, ProtocolError)
+    metrics.refusals.labels(error.code).inc()
     return _error(HTTP_STATUS.get(error.code, 400), error.code, error.message, error.retry_after)
 
 
 async def storage_error(request: Request, error: Exception) -> Response:
     log.warning("%s", error)
+    metrics.refusals.labels("storage-unavailable").inc()
     return _error(503, "storage-unavailable", STORAGE_MESSAGE)
 
 
@@ -466,6 +469,7 @@ INTERNAL_MESSAGE = "something went wrong on the server; nothing was changed"
 
 
 async def _refuse_socket(websocket: WebSocket, error: ProtocolError, code: int) -> None:
+    metrics.refusals.labels(error.code).inc()
     with contextlib.suppress(WebSocketDisconnect, WebSocketDisconnected):
         await websocket.send_json(error.to_json())
         await websocket.close(code=code)
@@ -481,6 +485,7 @@ async def _deny_socket(websocket: WebSocket, error: ProtocolError) -> None:
     """Refuse the handshake itself: 503, Retry-After and the error as JSON, where the
     server can answer a handshake with a response of its own (uvicorn can); else close
     it with 1012 ("service restart": try again), as a connection that lost its room is."""
+    metrics.refusals.labels(error.code).inc()
     response = _error(503, error.code, error.message, error.retry_after or RETRY_SECONDS)
     with contextlib.suppress(WebSocketDisconnect, WebSocketDisconnected):
         if "websocket.http.response" in websocket.scope.get("extensions", {}):
@@ -531,6 +536,7 @@ class GameSocket(WebSocketEndpoint):
         self.address = _address(websocket)
         self.rate = TokenBucket(time.monotonic(), self.limits.message_rate, self.limits.message_burst)
         self.room = room
+        metrics.pages.inc()
         # On a server only this machine can reach, whoever opens the page is the host.
         with contextlib.suppress(ConnectionError):
             await room.connect(self.page, Control(host=settings.local))
@@ -546,6 +552,7 @@ class GameSocket(WebSocketEndpoint):
                 await self._say(ProtocolError("rate-limited", "too many messages: slow down", self.rate.wait()))
             return
         text = data if isinstance(data, str) else bytes(data)[: MAX_MESSAGE_BYTES + 1].decode("utf-8", "replace")
+        started = time.perf_counter()
         try:
             await room.receive(page, self.address, parse_message(text), text)
         except ProtocolError as error:
@@ -557,15 +564,19 @@ class GameSocket(WebSocketEndpoint):
             pass  # the page went away or stopped reading
         except Exception:  # a fault of ours: say so, keep the connection and the game
             log.exception("room %s: unexpected error handling %r", room.id, text[:200])
+            metrics.errors.inc()
             await self._say(ProtocolError("internal-error", INTERNAL_MESSAGE))
+        metrics.request_seconds.observe(time.perf_counter() - started)
 
     async def _say(self, error: ProtocolError) -> None:
+        metrics.refusals.labels(error.code).inc()
         if self.page is not None:
             with contextlib.suppress(ConnectionError):
                 await self.page.send_json(error.to_json())
 
     async def on_disconnect(self, websocket: WebSocket, close_code: int) -> None:
         if self.page is not None and self.room is not None:
+            metrics.pages.dec()
             self.page.stop()
             await self.room.disconnect(self.page)
 

@@ -17,11 +17,13 @@ import contextlib
 import functools
 import logging
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from . import metrics
 from .store import SqlStore, StoreError, WriteBody
 
 log = logging.getLogger(__name__)
@@ -75,6 +77,7 @@ class GroupCommit:
                 if not self.pending:
                     return
                 batch = [self.pending.popleft() for _ in range(min(self.limit, len(self.pending)))]
+            started = time.perf_counter()
             try:
                 outcomes = self.database.write_batch([(w.body, w.args, w.kwargs) for w in batch])
             except BaseException as error:  # a bug, not a database failure: fail the batch, keep writing
@@ -82,6 +85,8 @@ class GroupCommit:
                 outcomes = [StoreError(f"the games database {self.database.name} failed: {error}")] * len(batch)
             self.batches += 1
             self.writes += len(batch)
+            metrics.storage_batch_seconds.observe(time.perf_counter() - started)
+            metrics.storage_batch_writes.observe(len(batch))
             by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], Any]]] = {}
             for write, outcome in zip(batch, outcomes, strict=True):
                 by_loop.setdefault(write.loop, []).append((write.future, outcome))

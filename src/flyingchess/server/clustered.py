@@ -28,6 +28,7 @@ from typing import Any, Final
 
 import redis
 
+from . import metrics
 from .cluster import Cluster
 from .presence import Watcher
 from .protocol import Message, Move, ProtocolError, Roll, encode_message, parse_message
@@ -371,6 +372,7 @@ class ClusteredRooms(Rooms):
                         remote = self.remote[game_id] = RemoteRoom(self, game_id, owner)
                     return remote
                 if await self.cluster.take_over(game_id, owner):  # its owner died: no need to wait out the lease
+                    metrics.takeovers.inc()
                     await self._owner_died(owner)
                     return await self._own(game_id)
             except (redis.RedisError, OSError):
@@ -404,7 +406,10 @@ class ClusteredRooms(Rooms):
                     and await cluster.take_over(remote.id, remote.owner)
                 )
             )
-            return await self._own(remote.id) if ours else None
+            if not ours:
+                return None
+            metrics.takeovers.inc()
+            return await self._own(remote.id)
 
         task = asyncio.get_running_loop().create_task(remote.move_to(taking()), name=f"take over {remote.id}")
         task.add_done_callback(log_failure)

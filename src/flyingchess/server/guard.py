@@ -26,6 +26,8 @@ from urllib.parse import urlsplit
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from . import metrics
+
 log = logging.getLogger("flyingchess.server")
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -151,6 +153,7 @@ class Guard:
             await self.app(scope, receive, send_with_headers)
         except Exception:  # a fault of ours: a typed 500 with the usual headers, never a traceback
             log.exception("unexpected error in %s %s", scope["method"], scope["path"])
+            metrics.errors.inc()
             if started:
                 raise  # the answer is under way: the server closes the connection
             await _refuse(send, 500, "internal-error", "something went wrong on the server; nothing was changed", host)

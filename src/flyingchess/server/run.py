@@ -25,11 +25,13 @@ from urllib.parse import urlsplit
 import platformdirs
 import uvicorn
 
+from . import metrics
 from .app import create_app
 from .connections import ConnectionGuard, guarded_protocols, is_loopback, quiet_repeated_logs, raise_open_files_limit
 from .databases import open_database
 from .guard import LOOPBACK_NAMES, HostPolicy
 from .limits import Limits
+from .logs import use_json_lines
 from .protocol import MAX_MESSAGE_BYTES
 from .store import SqliteStore, StoreError
 
@@ -103,10 +105,30 @@ class ServeOptions:
     allowed_hosts: list[str] = field(default_factory=list)
     public_url: str | None = None
     trusted_proxies: list[str] = field(default_factory=list)
+    metrics: tuple[str, int] | None = None
+    """Where to serve the Prometheus metrics (an address and a port of their own)."""
+    json_logs: bool = False
+    """Log lines as JSON objects (`--log-format json`)."""
 
 
 class OptionError(ValueError):
     """An option that cannot work (printed as one line, exit status 2)."""
+
+
+def parse_metrics_address(text: str) -> tuple[str, int]:
+    """`--metrics`: PORT (on 127.0.0.1), ADDRESS:PORT or [IPv6]:PORT."""
+    address, _, port = text.strip().rpartition(":")
+    address = address.strip("[]") or "127.0.0.1"
+    try:
+        number = int(port)
+        ipaddress.ip_address(address)
+    except ValueError:
+        raise OptionError(
+            f"--metrics must be PORT or ADDRESS:PORT (an IP address, such as 127.0.0.1:9100), not {text!r}"
+        ) from None
+    if not 1 <= number <= 65535:
+        raise OptionError(f"--metrics: the port must be 1..65535, not {number}")
+    return address, number
 
 
 def parse_public_url(url: str) -> str:
@@ -275,11 +297,21 @@ def serve(options: ServeOptions) -> int:
         store.close()
         print(f"flyingchess: cannot listen on {host}:{options.port}: {error.strerror}", file=sys.stderr)
         return 2
+    if options.metrics is not None:  # before saying it runs: a port taken is one line, status 2
+        try:
+            metrics.serve(*options.metrics, rooms_in_memory=lambda: len(app.state.rooms.rooms))
+        except metrics.MetricsError as error:
+            sock.close()
+            store.close()
+            print(f"flyingchess: {error}", file=sys.stderr)
+            return 2
     bound = sock.getsockname()[1]
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     address = f"http://{shown}:{bound}/"
     saved = store.name if options.database else folder
     print(f"flyingchess is running at {address}  (games are saved in {saved}; Ctrl+C stops)", flush=True)
+    if options.metrics is not None:
+        print(f"  metrics for Prometheus at http://{options.metrics[0]}:{options.metrics[1]}/metrics", flush=True)
     lans = lan_addresses() if host in ("0.0.0.0", "::") else []
     for lan in lans:
         print(f"  on your network: http://{lan}:{bound}/", flush=True)
@@ -307,9 +339,13 @@ def serve(options: ServeOptions) -> int:
     cluster = getattr(app.state.rooms, "cluster", None)
     if cluster is not None:
         print(f"  sharing rooms over Redis as process {cluster.node}", flush=True)
+    log_level = os.environ.get("FLYINGCHESS_LOG", "warning")
+    if options.json_logs:
+        use_json_lines(log_level)
     config = uvicorn.Config(
         app,
-        log_level=os.environ.get("FLYINGCHESS_LOG", "warning"),
+        log_level=log_level,
+        log_config=None if options.json_logs else uvicorn.config.LOGGING_CONFIG,
         http=http_protocol,
         ws=ws_protocol,
         ws_max_size=MAX_MESSAGE_BYTES,

@@ -18,6 +18,7 @@ from ..fair_dice import DiceProof, ProofError
 from ..game import GameSetupError, IllegalMoveError, State, apply, play, roll, validate_players
 from ..record import ActionError, Record, canonical_state, replay_actions, rules_to_json
 from ..rules import Rules, RulesError
+from . import metrics
 from .async_store import LoopStore
 from .protocol import SPEEDS, ProtocolError, parse_timer
 from .seats import Seats
@@ -174,6 +175,7 @@ class GameSession:
         )
         self.actions.append(value, plane)
         self.state = after
+        metrics.actions.inc()
 
     async def write_proof(self, proof: DiceProof) -> None:
         """Store a changed dice commitment (a contribution, a reveal), then adopt it."""
