@@ -3,6 +3,7 @@
     python benchmarks/load.py [--rooms 500] [--seconds 60] [--pace 0.9] [--json]
     python benchmarks/load.py --processes 2 --nginx [--kill-after 20]
     python benchmarks/load.py --processes 1,2 --nginx --pace 0   # one process, then two
+    python benchmarks/load.py --processes 2 --nginx --pace 0.9 --disrupt KIND [--after 20] [--for 10]
 
 One process (the default): `flyingchess serve --host 127.0.0.1 --trusted-proxy 127.0.0.1`
 with SQLite in a throw-away folder. `--processes N` starts N processes over a PostgreSQL
@@ -23,9 +24,16 @@ It reports messages and acknowledged actions per second, the latency from a requ
 the update it causes (percentiles), the server's memory and CPU, and a **ledger**: every
 action count a client saw acknowledged is compared with the database afterwards (an
 acknowledged action missing from it is lost), and no client may see the same action
-twice. `--kill-after S` SIGKILLs the first server process S seconds in and reports how
-long the rooms took to go on (the longest stall a player saw, and the slowest room to
-move again, and by when half and nine in ten rooms had). The servers' warnings and
+twice. `--disrupt KIND` makes something befall the cluster `--after` seconds in (for
+`--for` seconds where it lasts): `kill` (SIGKILL the first process; `--kill-after S` is the
+same), `freeze` (SIGSTOP it), `freeze-in-transaction` (SIGSTOP it once it is caught inside
+a write transaction), `freeze-redis` (SIGSTOP Redis), `restart` (SIGTERM each process in
+turn and start it again on its port, as docs/deploy.md's rolling restart). It reports how
+long the rooms took to move again (by when half, nine in ten and all had), and by kind:
+the last action any room acknowledged while Redis was frozen and how soon rooms moved
+after it returned, with the clients' reconnection attempts meanwhile (they back off as
+web/net.js does); the round trip's p99 during a restart; how long new visitors (the page,
+the API, a WebSocket) waited while a process was frozen; and the errors pages were shown. The servers' warnings and
 errors are counted by line. It fails (exit status 1) when no action succeeded or the ledger finds a
 lost or duplicated action: a figure over nothing is not a figure.
 """
@@ -62,6 +70,17 @@ with contextlib.suppress(
 
 T = TypeVar("T")
 COLOURS = ("red", "yellow", "blue", "green")
+HEALTHY_SECONDS = 10.0
+OPEN_TIMEOUT_SECONDS = 2.5
+
+
+def retry_delay(attempt: int) -> float:
+    """Seconds before reconnection attempt number `attempt`: web/net.js's retryDelay
+    (docs/protocol.md, Connecting and reconnecting)."""
+    if attempt <= 0:
+        return 0.1 + random.random() * 0.2
+    base = min(5.0, 0.5 * 2.0 ** (attempt - 1))
+    return base * (0.6 + 0.4 * random.random())
 
 
 @dataclass
@@ -82,8 +101,18 @@ class Stats:
     stalls: list[float] = field(default_factory=list)
     """For each game, its longest wait between two acknowledged actions."""
     resumed: dict[str, float] = field(default_factory=dict)
-    """For each game, when it first moved again after the kill."""
-    killed_at: float | None = None
+    """For each game, when it first moved again after the disruption began."""
+    disrupted_at: float | None = None
+    restored_at: float | None = None
+    """When the disruption ended (a frozen process or Redis woken, the last restart done)."""
+    last_during: dict[str, float] = field(default_factory=dict)
+    """For each game, its last action while the disruption lasted (from its start)."""
+    back_after: dict[str, float] = field(default_factory=dict)
+    """For each game, its first action after the disruption ended (from its end)."""
+    timed_latencies: list[tuple[float, float]] = field(default_factory=list)
+    """(when, ms) of every acknowledged request."""
+    attempts: list[tuple[float, int]] = field(default_factory=list)
+    """(when, client) of every reconnection attempt."""
 
 
 @dataclass
@@ -106,7 +135,9 @@ class Player:
     waiting_since: float | None = None
     over: bool = False
     attempt: int = 0
-    """Reconnections since a connection last opened (the back-off grows with it)."""
+    """Reconnections since a connection last stayed healthy (the back-off grows with it)."""
+    number: int = 0
+    opened_at: float | None = None
 
     async def run(self, deadline: float) -> None:
         at = random.randrange(len(self.urls))
@@ -124,8 +155,12 @@ class Player:
                         self._hung_up(type(failed).__name__)
                     self.stats.reconnects += 1
                     at += 1  # the next process (when there is no balancer), after the page's back-off
-                    await asyncio.sleep(min(8.0, 0.4 * 2**self.attempt) + random.random() * 0.2)
+                    if self.opened_at is not None and time.monotonic() - self.opened_at >= HEALTHY_SECONDS:
+                        self.attempt = 0  # as web/net.js: the waits start over after a healthy connection
+                    self.opened_at = None
+                    await asyncio.sleep(retry_delay(self.attempt))
                     self.attempt += 1
+                    self.stats.attempts.append((time.monotonic(), self.number))
         except TimeoutError:
             return
 
@@ -137,9 +172,9 @@ class Player:
         socket_url = url.replace("http", "ws", 1) + f"/ws/{self.game_id}"
         headers = {"X-Forwarded-For": self.address}
         async with websockets.connect(
-            socket_url, max_size=2**20, additional_headers=headers, open_timeout=10
+            socket_url, max_size=2**20, additional_headers=headers, open_timeout=OPEN_TIMEOUT_SECONDS
         ) as socket:
-            self.attempt = 0  # as web/net.js: the back-off starts again once a connection opens
+            self.opened_at = time.monotonic()
             first = loads(await socket.recv())
             if first.get("type") != "snapshot":
                 raise ConnectionError(first.get("code", "refused"))
@@ -213,12 +248,135 @@ class Player:
         if previous is not None:
             stats.stalls.append(now - previous)
         stats.last_move[self.game_id] = now
-        if stats.killed_at is not None and self.game_id not in stats.resumed and now > stats.killed_at:
-            stats.resumed[self.game_id] = now - stats.killed_at
+        if stats.disrupted_at is not None and now > stats.disrupted_at:
+            if self.game_id not in stats.resumed:
+                stats.resumed[self.game_id] = now - stats.disrupted_at
+            if stats.restored_at is None:
+                stats.last_during[self.game_id] = now - stats.disrupted_at
+            elif self.game_id not in stats.back_after:
+                stats.back_after[self.game_id] = now - stats.restored_at
         if self.waiting_since is not None:
             stats.latencies.append((now - self.waiting_since) * 1000)
+            stats.timed_latencies.append((now, (now - self.waiting_since) * 1000))
             stats.acknowledged += 1
             self.waiting_since = None
+
+
+@dataclass
+class Disruption:
+    """What befalls the cluster `after` seconds into the run (`--disrupt KIND`), for
+    `seconds` where it lasts: see DISRUPTIONS."""
+
+    kind: str
+    after: float
+    seconds: float
+    pids: list[int]
+    redis_pid: int | None = None
+    postgres: Any = None
+    restart: Callable[[int], int] | None = None
+    """Stop server `n` with SIGTERM, start it again on its port; its new pid (blocking)."""
+    notes: dict[str, Any] = field(default_factory=dict)
+
+
+async def _kill(disruption: Disruption, stats: Stats) -> None:
+    os.kill(disruption.pids[0], signal.SIGKILL)
+
+
+async def _freeze(disruption: Disruption, stats: Stats) -> None:
+    os.kill(disruption.pids[0], signal.SIGSTOP)
+    try:
+        await asyncio.sleep(disruption.seconds)
+    finally:
+        os.kill(disruption.pids[0], signal.SIGCONT)
+
+
+def _inside_a_write(postgres: Any, pid: int) -> bool:
+    """Whether process `pid` is inside a transaction that has written (holds rows)."""
+    import psutil
+    import psycopg
+
+    ports = [
+        connection.laddr.port
+        for connection in psutil.Process(pid).net_connections(kind="tcp")
+        if connection.raddr and connection.raddr.port == postgres.port
+    ]
+    with psycopg.connect(postgres.url, autocommit=True) as connection:
+        row = connection.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE client_port = ANY(%s) AND backend_xid IS NOT NULL", (ports,)
+        ).fetchone()
+    return bool(row and row[0])
+
+
+async def _freeze_in_transaction(disruption: Disruption, stats: Stats) -> None:
+    pid = disruption.pids[0]
+    for tries in range(1, 2001):
+        os.kill(pid, signal.SIGSTOP)
+        await asyncio.sleep(0.02)
+        if await asyncio.to_thread(_inside_a_write, disruption.postgres, pid):
+            disruption.notes["frozen_inside_a_transaction_after_tries"] = tries
+            break
+        os.kill(pid, signal.SIGCONT)
+        await asyncio.sleep(0.01)
+    else:
+        os.kill(pid, signal.SIGCONT)
+        raise SystemExit("the process was never caught inside a write transaction: nothing was measured")
+    stats.disrupted_at = time.monotonic()
+    try:
+        await asyncio.sleep(disruption.seconds)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+
+
+async def _freeze_redis(disruption: Disruption, stats: Stats) -> None:
+    assert disruption.redis_pid is not None
+    os.kill(disruption.redis_pid, signal.SIGSTOP)
+    try:
+        await asyncio.sleep(disruption.seconds)
+    finally:
+        os.kill(disruption.redis_pid, signal.SIGCONT)
+
+
+async def _rolling_restart(disruption: Disruption, stats: Stats) -> None:
+    assert disruption.restart is not None
+    for n in range(len(disruption.pids)):
+        disruption.pids[n] = await asyncio.to_thread(disruption.restart, n)
+        await asyncio.sleep(2.5)  # docs/deploy.md: nginx tries a process it saw failing again after 2 s
+
+
+DISRUPTIONS: dict[str, Callable[[Disruption, Stats], Coroutine[Any, Any, None]]] = {
+    "kill": _kill,  # SIGKILL the first process
+    "freeze": _freeze,  # SIGSTOP the first process for --for seconds
+    "freeze-in-transaction": _freeze_in_transaction,  # the same, caught inside a write transaction
+    "freeze-redis": _freeze_redis,  # SIGSTOP Redis for --for seconds
+    "restart": _rolling_restart,  # SIGTERM each process in turn and start it again (docs/deploy.md)
+}
+
+
+async def visit(url: str, games: list[str], durations: list[float], until: Callable[[], bool]) -> None:
+    """New visitors, one every half second while `until()` is false: the page, the API,
+    a game's WebSocket and its snapshot, each timed."""
+    while not until():
+        for path in ("/", "/api/meta"):
+            started = time.monotonic()
+            try:
+                await asyncio.to_thread(_fetch, url + path)
+                durations.append(time.monotonic() - started)
+            except OSError:
+                durations.append(float("inf"))
+        started = time.monotonic()
+        try:
+            socket_url = url.replace("http", "ws", 1) + f"/ws/{random.choice(games)}"
+            async with websockets.connect(socket_url, open_timeout=10) as socket:
+                await asyncio.wait_for(socket.recv(), 10)
+            durations.append(time.monotonic() - started)
+        except (OSError, TimeoutError, websockets.WebSocketException):
+            durations.append(float("inf"))
+        await asyncio.sleep(0.5)
+
+
+def _fetch(url: str) -> None:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        response.read()
 
 
 def run_loop(main: Coroutine[Any, Any, T]) -> T:
@@ -246,7 +404,9 @@ async def measure_lag(lags: list[float], deadline: float) -> None:
 
 
 def process_stat(pid: int) -> tuple[float, float]:
-    """(CPU seconds so far, resident MB) of a process."""
+    """(CPU seconds so far, resident MB) of a process ((0, 0) for one that has gone)."""
+    if not Path(f"/proc/{pid}/stat").exists():
+        return 0.0, 0.0
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     memory = next(
@@ -274,7 +434,7 @@ def create_games(url: str, rooms: int) -> list[tuple[str, str]]:
 
 
 async def run(
-    urls: list[str], rooms: int, seconds: float, pids: list[int], pace: float, kill_after: float | None
+    urls: list[str], rooms: int, seconds: float, pids: list[int], pace: float, disruption: Disruption | None
 ) -> tuple[dict[str, Any], Stats, list[str]]:
     games = create_games(urls[0], rooms)
     stats = Stats()
@@ -291,6 +451,7 @@ async def run(
             client_address(n, seat),
             host_token if seat == 0 else None,
             host=seat == 0,
+            number=n * 4 + seat,
         )
         for n, (game_id, host_token) in enumerate(games)
         for seat, colour in enumerate(COLOURS)
@@ -308,16 +469,26 @@ async def run(
     ready.set()
     lags: list[float] = []
     ticker = asyncio.create_task(measure_lag(lags, deadline))
-    if kill_after is not None:
-        await asyncio.sleep(kill_after)
-        os.kill(pids[0], signal.SIGKILL)
-        stats.killed_at = time.monotonic()
+    visitors: list[float] = []
+    if disruption is not None:
+        await asyncio.sleep(disruption.after)
+        stats.disrupted_at = time.monotonic()
+        freezing_a_process = disruption.kind in ("freeze", "freeze-in-transaction")
+        game_ids = [game for game, _ in games]
+        watching = [
+            asyncio.create_task(visit(urls[0], game_ids, visitors, lambda: stats.restored_at is not None))
+            for _ in range(1 if freezing_a_process else 0)
+        ]
+        await DISRUPTIONS[disruption.kind](disruption, stats)
+        stats.restored_at = time.monotonic()
+        await asyncio.gather(*watching)
     await asyncio.gather(*tasks, return_exceptions=True)
     ticker.cancel()
     elapsed = time.monotonic() - started
     gc.enable()
     client_cpu = process_stat(os.getpid())[0] - client_before
-    alive = [pid for pid in pids if kill_after is None or pid != pids[0]]
+    now_pids = disruption.pids if disruption is not None else pids
+    alive = [pid for pid in pids if pid in now_pids and process_stat(pid)[1] > 0]  # the same processes throughout
     after = {pid: process_stat(pid) for pid in alive}
     cpu = sum(after[pid][0] - before[pids.index(pid)][0] for pid in alive)
     latencies = sorted(stats.latencies)
@@ -355,14 +526,52 @@ async def run(
         ],
         "longest_stall_seconds": round(max(stats.stalls, default=0.0), 2),
     }
-    if kill_after is not None:
-        moving = [game for game, _ in games if game in stats.last_move]
-        figures["rooms_moving_again"] = f"{len(stats.resumed)} of {len(moving)}"
-        figures["slowest_room_to_move_again_seconds"] = round(max(stats.resumed.values(), default=-1.0), 2)
-        if len(stats.resumed) >= 2:
-            deciles = statistics.quantiles(stats.resumed.values(), n=10)
-            figures["rooms_moving_again_by_seconds_p50_p90"] = [round(deciles[4], 2), round(deciles[8], 2)]
+    if disruption is not None:
+        figures.update(disruption_figures(disruption, stats, [game for game, _ in games], visitors))
     return figures, stats, [game for game, _ in games]
+
+
+def _spread(values: list[float]) -> list[float]:
+    """[p50, p90, max] of some seconds."""
+    if not values:
+        return []
+    if len(values) == 1:
+        return [round(values[0], 2)] * 3
+    deciles = statistics.quantiles(values, n=10)
+    return [round(deciles[4], 2), round(deciles[8], 2), round(max(values), 2)]
+
+
+def disruption_figures(disruption: Disruption, stats: Stats, games: list[str], visitors: list[float]) -> dict[str, Any]:
+    """What the disruption did to play: when rooms moved again, what pages saw meanwhile."""
+    assert stats.disrupted_at is not None and stats.restored_at is not None
+    moving = [game for game in games if game in stats.last_move]
+    figures: dict[str, Any] = {
+        "disruption": disruption.kind,
+        "disruption_seconds": round(stats.restored_at - stats.disrupted_at, 1),
+        **disruption.notes,
+        "rooms_moving_again": f"{len(stats.resumed)} of {len(moving)}",
+        "rooms_moving_again_seconds_p50_p90_max": _spread(list(stats.resumed.values())),
+    }
+    if disruption.kind == "freeze-redis":
+        figures["last_action_during_the_outage_seconds_max"] = round(max(stats.last_during.values(), default=0.0), 2)
+        figures["rooms_back_after_redis_returned_seconds_p50_p90_max"] = _spread(list(stats.back_after.values()))
+        during = [number for at, number in stats.attempts if stats.disrupted_at <= at <= stats.restored_at]
+        per_client = [during.count(number) for number in set(during)] or [0]
+        figures["reconnection_attempts_per_client_during_the_outage_max_mean"] = [
+            max(per_client),
+            round(len(during) / (len(stats.ledger) * 4 or 1), 1),
+        ]
+    if disruption.kind == "restart":
+        window = sorted(ms for at, ms in stats.timed_latencies if stats.disrupted_at <= at <= stats.restored_at + 2)
+        figures["latency_ms_p99_during_the_restart"] = (
+            round(window[int(0.99 * (len(window) - 1))], 1) if window else None
+        )
+    if visitors:
+        figures["new_visitor_requests"] = len(visitors)
+        figures["new_visitor_slowest_seconds"] = round(max(visitors), 2)
+        figures["new_visitor_requests_over_2_seconds"] = sum(1 for seconds in visitors if seconds > 2)
+    figures["errors_shown_to_pages"] = {code: n for code, n in stats.errors.items() if code != "reconnecting"}
+    return figures
 
 
 def check_ledger(stats: Stats, database: Any, games: list[str]) -> int:
@@ -399,7 +608,12 @@ def main() -> None:
         help="server processes (2+: over PostgreSQL and Redis); a list such as 1,2 measures each in turn",
     )
     parser.add_argument("--nginx", action="store_true", help="put nginx in front of the processes")
-    parser.add_argument("--kill-after", type=float, default=None, help="SIGKILL the first process after S seconds")
+    parser.add_argument(
+        "--disrupt", choices=sorted(DISRUPTIONS), default=None, help="what befalls the cluster during the run"
+    )
+    parser.add_argument("--after", type=float, default=20.0, help="seconds into the run the disruption begins")
+    parser.add_argument("--for", dest="lasting", type=float, default=10.0, help="seconds a freeze lasts")
+    parser.add_argument("--kill-after", type=float, default=None, help="the same as --disrupt kill --after S")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     try:
@@ -408,8 +622,12 @@ def main() -> None:
         parser.error("--processes: a number, or numbers separated by commas")
     if args.rooms < 1 or min(counts) < 1 or args.seconds <= 0:
         parser.error("--rooms, --processes and --seconds must be positive")
-    if args.kill_after is not None and min(counts) < 2:
-        parser.error("--kill-after needs --processes 2 or more")
+    if args.kill_after is not None:
+        args.disrupt, args.after = "kill", args.kill_after
+    if args.disrupt is not None and min(counts) < 2:
+        parser.error("--disrupt needs --processes 2 or more")
+    if args.disrupt is not None and not 0 < args.after < args.seconds:
+        parser.error("--after must fall inside the run (0 < --after < --seconds)")
     from flyingchess.server.loopback import missing
 
     needed = (["postgres", "redis"] if max(counts) > 1 else []) + (["nginx"] if args.nginx else [])
@@ -432,7 +650,7 @@ def main() -> None:
 def measure(args: argparse.Namespace, processes: int) -> dict[str, Any]:
     """One run against `processes` fresh servers (and their own PostgreSQL, Redis, nginx)."""
     from flyingchess.server.databases import open_database
-    from flyingchess.server.loopback import Nginx, Postgres, Redis
+    from flyingchess.server.loopback import Nginx, Postgres, Redis, free_port
     from flyingchess.server.process import ServerProcess as Server
     from flyingchess.server.store import SqliteStore
 
@@ -441,27 +659,59 @@ def measure(args: argparse.Namespace, processes: int) -> dict[str, Any]:
         try:
             options = ["--trusted-proxy", "127.0.0.1"]
             database_url = None
+            postgres = redis = None
             if processes > 1:
                 postgres, redis = Postgres(), Redis()
                 started += [postgres, redis]
                 database_url = postgres.url
                 options += ["--database", database_url, "--redis", redis.url]
-            servers = [Server(Path(folder) / f"node{n}", network=True, options=options) for n in range(processes)]
+            ports = [free_port() for _ in range(processes)]  # a restarted process comes back on its port
+
+            def start(n: int) -> Any:
+                return Server(
+                    Path(folder) / f"node{n}-{time.monotonic_ns()}",
+                    network=True,
+                    options=[*options, "--port", str(ports[n])],
+                )
+
+            servers = [start(n) for n in range(processes)]
             started += servers
+            exits: list[int | None] = []
+
+            def restart(n: int) -> int:
+                servers[n].process.terminate()
+                exits.append(servers[n].process.wait(timeout=60))
+                servers[n] = start(n)
+                started.append(servers[n])
+                _fetch(servers[n].url + "/api/health")
+                return int(servers[n].process.pid)
+
             urls = [server.url for server in servers]
             if args.nginx:
-                nginx = Nginx([server.port for server in servers], clients_on_loopback_are_proxies=True)
+                nginx = Nginx(ports, clients_on_loopback_are_proxies=True)
                 started.append(nginx)
                 urls = [nginx.url]
-            figures, stats, games = run_loop(
-                run(urls, args.rooms, args.seconds, [s.process.pid for s in servers], args.pace, args.kill_after)
-            )
+            pids = [s.process.pid for s in servers]
+            disruption = None
+            if args.disrupt is not None:
+                disruption = Disruption(
+                    args.disrupt,
+                    args.after,
+                    args.lasting,
+                    list(pids),
+                    redis_pid=redis.process.pid if redis is not None else None,
+                    postgres=postgres,
+                    restart=restart,
+                )
+            figures, stats, games = run_loop(run(urls, args.rooms, args.seconds, pids, args.pace, disruption))
+            if exits:
+                figures["exit_statuses_after_sigterm"] = exits
             database = (
                 open_database(database_url) if database_url else SqliteStore(Path(folder) / "node0" / "games.sqlite3")
             )
             figures["lost_actions"] = check_ledger(stats, database, games)
             database.close()
-            figures["server_log_lines"] = server_log_lines(servers)
+            figures["server_log_lines"] = server_log_lines([s for s in started if isinstance(s, Server)])
             figures["nginx"] = args.nginx
             return figures
         finally:
