@@ -655,16 +655,17 @@ def test_an_owner_frozen_inside_a_write_transaction_holds_up_no_room(tmp_path: P
 
 
 def test_the_nginx_configuration_the_tests_run_is_the_documented_one() -> None:
+    """docs/deploy.md and deploy/nginx.conf hold the very lines flyingchess.server.loopback
+    runs nginx with."""
     from flyingchess.server.loopback import NGINX_MAP, NGINX_PROXY, NGINX_UPSTREAM_SERVER, NGINX_ZONE
 
-    documented = [line.strip() for line in (Path(__file__).parent.parent / "docs" / "deploy.md").open()]
-    for line in [
-        NGINX_MAP,
-        NGINX_ZONE,
-        NGINX_UPSTREAM_SERVER.format(address="127.0.0.1:8001"),
-        *NGINX_PROXY.splitlines(),
-    ]:
+    root = Path(__file__).parent.parent
+    documented = [line.strip() for line in (root / "docs" / "deploy.md").open()]
+    shipped = [line.split("#")[0].strip() for line in (root / "deploy" / "nginx.conf").open()]
+    upstream = NGINX_UPSTREAM_SERVER.format(address="127.0.0.1:8001")
+    for line in [NGINX_MAP, NGINX_ZONE, upstream, *NGINX_PROXY.splitlines()]:
         assert line.strip() in documented, line
+        assert line.strip().replace("127.0.0.1:8001", "server1:8000") in shipped, line
 
 
 def test_behind_nginx_new_visitors_are_served_within_2_s_while_a_process_is_frozen(cluster: Cluster) -> None:
