@@ -667,12 +667,9 @@ def measure(args: argparse.Namespace, processes: int) -> dict[str, Any]:
                 options += ["--database", database_url, "--redis", redis.url]
             ports = [free_port() for _ in range(processes)]  # a restarted process comes back on its port
 
-            def start(n: int) -> Any:
-                return Server(
-                    Path(folder) / f"node{n}-{time.monotonic_ns()}",
-                    network=True,
-                    options=[*options, "--port", str(ports[n])],
-                )
+            def start(n: int, again: int = 0) -> Any:
+                data = Path(folder) / (f"node{n}-again{again}" if again else f"node{n}")
+                return Server(data, network=True, options=[*options, "--port", str(ports[n])])
 
             servers = [start(n) for n in range(processes)]
             started += servers
@@ -681,7 +678,7 @@ def measure(args: argparse.Namespace, processes: int) -> dict[str, Any]:
             def restart(n: int) -> int:
                 servers[n].process.terminate()
                 exits.append(servers[n].process.wait(timeout=60))
-                servers[n] = start(n)
+                servers[n] = start(n, again=len(exits))
                 started.append(servers[n])
                 _fetch(servers[n].url + "/api/health")
                 return int(servers[n].process.pid)
@@ -706,9 +703,10 @@ def measure(args: argparse.Namespace, processes: int) -> dict[str, Any]:
             figures, stats, games = run_loop(run(urls, args.rooms, args.seconds, pids, args.pace, disruption))
             if exits:
                 figures["exit_statuses_after_sigterm"] = exits
-            database = (
-                open_database(database_url) if database_url else SqliteStore(Path(folder) / "node0" / "games.sqlite3")
-            )
+            sqlite_file = Path(folder) / "node0" / "games.sqlite3"
+            if database_url is None and not sqlite_file.is_file():
+                raise SystemExit(f"no database at {sqlite_file} to check the ledger against")
+            database = open_database(database_url) if database_url else SqliteStore(sqlite_file)
             figures["lost_actions"] = check_ledger(stats, database, games)
             database.close()
             figures["server_log_lines"] = server_log_lines([s for s in started if isinstance(s, Server)])
