@@ -71,7 +71,7 @@ with contextlib.suppress(
 T = TypeVar("T")
 COLOURS = ("red", "yellow", "blue", "green")
 HEALTHY_SECONDS = 10.0
-OPEN_TIMEOUT_SECONDS = 2.5
+OPEN_TIMEOUT_SECONDS = 4.0
 
 
 def retry_delay(attempt: int) -> float:

@@ -23,6 +23,7 @@ import contextlib
 import functools
 import logging
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
@@ -113,6 +114,9 @@ class RemoteRoom:
         """Pages sent their snapshot while the move is under way."""
         self.left: set[Watcher] = set()
         """Pages that went away while the move is under way."""
+        self.unowned_since: float | None = None
+        """Since when Redis has said nobody owns the room while its owner lives (it is
+        getting the room back after an outage of Redis: the pages wait for it)."""
 
     def watcher_count(self) -> int:
         if self.local is not None:
@@ -127,7 +131,9 @@ class RemoteRoom:
                 self.owner, {**message, "room": self.id, "node": self.rooms.cluster.node}
             )
         except (redis.RedisError, OSError):
-            received = False
+            # Redis is away: nobody can take the room over now. The page is told and keeps
+            # its connection; when Redis is back the owner (or this process) goes on.
+            raise ProtocolError("reconnecting", UNAVAILABLE) from None
         if not received and self.moving is None and not self.rooms.take_over_from(self):
             await self.lost()
         return received
@@ -237,6 +243,8 @@ class ClusteredRooms(Rooms):
         self.remote_pages: dict[tuple[str, str], RemotePage] = {}
         """Pages of other processes watching rooms owned here, by (process, connection)."""
         self.links: dict[str, NodeLink] = {}
+        self.suspended: dict[str, Room] = {}
+        """Rooms whose lease ran out while Redis could not be reached, with their pages."""
         self.queues: dict[str, asyncio.Task[None]] = {}
         self.tasks: list[asyncio.Task[None]] = []
         for op, handler in {
@@ -283,6 +291,10 @@ class ClusteredRooms(Rooms):
                     await self.cluster.send(node, {"op": "leaving", "room": game_id, "node": self.cluster.node})
         for remote in list(self.remote.values()):
             await remote.lost()
+        for paused in self.suspended.values():
+            for watcher in list(paused.presence.watchers):
+                asyncio.get_running_loop().create_task(watcher.close(code=1012))
+        self.suspended.clear()
 
     async def stop(self) -> None:
         for task in self.tasks:
@@ -316,8 +328,42 @@ class ClusteredRooms(Rooms):
             await asyncio.sleep(EXPIRY_CHECK_SECONDS)
             for game_id, room in list(self.rooms.items()):
                 if room.epoch is not None and not room.lost and not self.cluster.holds(game_id):
-                    log.warning("room %s: lease ran out before it was renewed; stopping it", game_id)
-                    await room.lose()
+                    log.warning("room %s: lease ran out before it was renewed; pausing it", game_id)
+                    room.suspend()  # its pages stay: it may come back here when Redis does
+                    self.rooms.pop(game_id, None)
+                    self.suspended[game_id] = room
+            if self.suspended and not self.cluster.cut_off():
+                await self._resume()
+
+    async def _resume(self) -> None:
+        """Redis answers again: each paused room comes back here if nobody took it
+        meanwhile (claimed anew, loaded, and handed the pages it had, each with a fresh
+        snapshot and the control it had); else its pages reconnect, to its new owner."""
+        for game_id, old in list(self.suspended.items()):
+            try:
+                owner = await self.cluster.owner_of(game_id)
+                ours = owner in (None, self.cluster.node) and await self.cluster.acquire(game_id)
+            except (redis.RedisError, OSError):
+                return  # not yet: the next round
+            del self.suspended[game_id]
+            room = None
+            if ours:
+                try:
+                    room = await self._own(game_id)
+                except (ProtocolError, StoreError) as error:
+                    log.warning("room %s: cannot take it back: %s", game_id, error)
+            pages = list(old.presence.watchers.items())
+            old.presence.watchers = {}
+            if room is None:
+                for key in [key for key, page in self.remote_pages.items() if page.game_id == game_id]:
+                    self.remote_pages.pop(key, None)
+                for page, _ in pages:
+                    asyncio.get_running_loop().create_task(page.close(code=1012))
+                continue
+            old.successor = room
+            for page, control in pages:
+                with contextlib.suppress(ConnectionError):
+                    await room.connect(page, control)
 
     async def _check_owners(self) -> None:
         """Forwarded rooms whose owner is gone reconnect their pages; pages of processes
@@ -329,7 +375,15 @@ class ClusteredRooms(Rooms):
                 owners = await self.cluster.owners_of([remote.id for remote in forwarded])
                 nodes = {remote.owner for remote in forwarded} | {node for node, _ in self.remote_pages}
                 living = await self.cluster.living(sorted(nodes))
+                now = time.monotonic()
                 for remote, owner in zip(forwarded, owners, strict=True):
+                    if owner is None and remote.owner in living:
+                        # its owner is taking it back (Redis was away); if it does not, take it
+                        remote.unowned_since = remote.unowned_since or now
+                        if now - remote.unowned_since > self.cluster.lease_seconds:
+                            self.take_over_from(remote)
+                        continue
+                    remote.unowned_since = None
                     if owner not in living or owner == self.cluster.node:
                         self.take_over_from(remote)
                     elif owner != remote.owner:
@@ -341,9 +395,9 @@ class ClusteredRooms(Rooms):
                     if room is not None:
                         await room.disconnect(page)
             except (redis.RedisError, OSError) as error:
+                # Redis is away: the forwarded pages keep their connections (their requests
+                # are answered `reconnecting`) until it is back and the rooms go on
                 log.warning("cannot check the other processes: %s", error)
-                for remote in list(self.remote.values()):
-                    await remote.lost()
 
     # ----------------------------------------------------------------- finding rooms
 

@@ -160,6 +160,9 @@ class Room:
         self.id = stored.id
         self.lost = False
         """Another process has claimed the game: this room may do nothing more."""
+        self.successor: Room | None = None
+        """The room that took over from this one in this process (after an outage of Redis):
+        the pages' connections still name this one, and are handed to it."""
         self.on_lost: Callable[[Room], Awaitable[None]] | None = None
         self.limits = limits
         self.dice = dice
@@ -202,6 +205,8 @@ class Room:
         return not self.presence.watchers and not self.lock.locked()
 
     def watcher_count(self) -> int:
+        if self.successor is not None:
+            return self.successor.watcher_count()
         return len(self.presence.watchers)
 
     def snapshot(self) -> dict[str, Any]:
@@ -274,6 +279,16 @@ class Room:
         if self.on_lost is not None:
             await self.on_lost(self)
 
+    def suspend(self) -> None:
+        """The lease ran out while Redis could not be reached: stop acting at once (as
+        `lose`), but keep the pages: the process may get the room back when Redis does,
+        and then hands them to the room it loads (`successor`), with no reconnection."""
+        self.lost = True
+        current = asyncio.current_task()
+        for task in (self.bot_task, self.watchdog):
+            if task is not None and task is not current:
+                task.cancel()
+
     async def deleted(self) -> None:
         """The game was deleted: its tasks stop, its pages are told so and hung up on."""
         for task in (self.bot_task, self.watchdog):
@@ -293,11 +308,17 @@ class Room:
 
     async def receive(self, page: Watcher, address: str, request: Message, text: str = "") -> None:
         """Carry out one checked request from a page (the dispatch table below)."""
+        if self.successor is not None:
+            await self.successor.receive(page, address, request, text)
+            return
         self.check_owned()
         await self.heard_from(self.presence.control_of(page))
         await HANDLERS[type(request)](self, page, address, request)
 
     async def disconnect(self, page: Watcher) -> None:
+        if self.successor is not None:
+            await self.successor.disconnect(page)
+            return
         self.presence.detach(page, self.seats)
         if self.presence.watchers:
             await self._broadcast([])

@@ -20,7 +20,7 @@ const RETRY_FIRST_MS = 300;
 const RETRY_BASE_MS = 500;
 const RETRY_CAP_MS = 5000;
 const HEALTHY_MS = 10000;
-const OPEN_TIMEOUT_MS = 2500;
+const OPEN_TIMEOUT_MS = 4000;
 
 /** How long to wait before reconnection attempt number `attempt` (0 = the first). */
 export function retryDelay(attempt, random = Math.random) {
