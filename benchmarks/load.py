@@ -409,10 +409,13 @@ def process_stat(pid: int) -> tuple[float, float]:
         return 0.0, 0.0
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    memory = next(
-        int(line.split()[1]) / 1024
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines()
-        if line.startswith("VmRSS:")
+    memory = next(  # none for a process killed but not yet reaped
+        (
+            int(line.split()[1]) / 1024
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+            if line.startswith("VmRSS:")
+        ),
+        0.0,
     )
     return cpu, memory
 
