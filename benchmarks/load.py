@@ -151,6 +151,10 @@ class Player:
                         self._hung_up(f"closed {closed.rcvd.code if closed.rcvd else 'abruptly'}")
                     except ConnectionError as refused:
                         self._hung_up(f"refused: {refused}")
+                    except websockets.InvalidStatus as answered:  # a balancer's 502/504, a 503 refusal
+                        self._hung_up(f"handshake answered {answered.response.status_code}")
+                    except websockets.InvalidHandshake as failed:
+                        self._hung_up(f"handshake failed: {type(failed).__name__}")
                     except (OSError, TimeoutError) as failed:
                         self._hung_up(type(failed).__name__)
                     self.stats.reconnects += 1

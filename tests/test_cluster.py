@@ -668,13 +668,20 @@ def test_an_owner_frozen_inside_a_write_transaction_holds_up_no_room(tmp_path: P
 def test_the_nginx_configuration_the_tests_run_is_the_documented_one() -> None:
     """docs/deploy.md and deploy/nginx.conf hold the very lines flyingchess.server.loopback
     runs nginx with."""
-    from flyingchess.server.loopback import NGINX_MAP, NGINX_PROXY, NGINX_UPSTREAM_SERVER, NGINX_ZONE
+    from flyingchess.server.loopback import (
+        NGINX_MAP,
+        NGINX_PROXY,
+        NGINX_SOCKET_SERVER,
+        NGINX_SOCKET_ZONE,
+        NGINX_UPSTREAM_SERVER,
+        NGINX_ZONE,
+    )
 
     root = Path(__file__).parent.parent
     documented = [line.strip() for line in (root / "docs" / "deploy.md").open()]
     shipped = [line.split("#")[0].strip() for line in (root / "deploy" / "nginx.conf").open()]
-    upstream = NGINX_UPSTREAM_SERVER.format(address="127.0.0.1:8001")
-    for line in [NGINX_MAP, NGINX_ZONE, upstream, *NGINX_PROXY.splitlines()]:
+    upstreams = [server.format(address="127.0.0.1:8001") for server in (NGINX_UPSTREAM_SERVER, NGINX_SOCKET_SERVER)]
+    for line in [NGINX_MAP, NGINX_ZONE, NGINX_SOCKET_ZONE, *upstreams, *NGINX_PROXY.splitlines()]:
         assert line.strip() in documented, line
         assert line.strip().replace("127.0.0.1:8001", "server1:8000") in shipped, line
 
@@ -744,6 +751,7 @@ def test_a_rolling_restart_during_play_loses_nothing_and_shows_no_error(
 
     def play(page: Page) -> None:
         while not stop.is_set():
+            time.sleep(0.05)  # a person's pace, more or less: a page is not a flood
             reply = page.play_once()
             if reply is not None:
                 acknowledged[page.game_id] = max(acknowledged.get(page.game_id, 0), reply["game"]["actions"])

@@ -505,30 +505,33 @@ class GameSocket(WebSocketEndpoint):
     page: Outbox | None = None
 
     async def on_connect(self, websocket: WebSocket) -> None:
-        """Find the page's room before the upgrade: a process that cannot serve it now
-        (cut off from the others, its database away) refuses the handshake itself, 503
-        with Retry-After, so that a page backs off instead of opening a connection only
-        to be hung up on (docs/protocol.md, Connections)."""
+        """A process that cannot serve pages now (cut off from the others, shutting down)
+        refuses the handshake itself, 503 with Retry-After, so that a page backs off (or
+        a balancer asks another process) instead of opening a connection only to be hung
+        up on. Otherwise the handshake is answered at once, and the room is found after:
+        finding it may take round trips to Redis and the database, and a handshake kept
+        waiting for them is one a balancer gives up on (docs/protocol.md, Connections)."""
         settings = _settings(websocket)
         self.limits = settings.limits
+        rooms = _rooms(websocket)
+        refusal = rooms.unavailable()
+        if refusal is not None:
+            await _deny_socket(websocket, refusal)
+            return
+        await websocket.accept()
         try:
-            room = await _rooms(websocket).for_page(websocket.path_params["game_id"])
+            room = await rooms.for_page(websocket.path_params["game_id"])
         except ProtocolError as error:
-            if error.code in UNAVAILABLE_NOW:
-                await _deny_socket(websocket, error)
-            else:
-                await websocket.accept()
-                await _refuse_socket(websocket, error, 4404 if error.code == "unknown-game" else 1011)
+            code = 4404 if error.code == "unknown-game" else 1012 if error.code in UNAVAILABLE_NOW else 1011
+            await _refuse_socket(websocket, error, code)
             return
         except StoreError as error:
             log.warning("%s", error)
-            await _deny_socket(websocket, ProtocolError("storage-unavailable", STORAGE_MESSAGE))
+            await _refuse_socket(websocket, ProtocolError("storage-unavailable", STORAGE_MESSAGE), 1012)
             return
         except DamagedGame as error:
-            await websocket.accept()
             await _refuse_socket(websocket, ProtocolError("damaged-game", str(error)), 1011)
             return
-        await websocket.accept()
         if room.watcher_count() >= self.limits.watchers_per_room:
             await _refuse_socket(websocket, ProtocolError("room-full", "too many pages watch this game"), 1013)
             return

@@ -401,6 +401,13 @@ class ClusteredRooms(Rooms):
 
     # ----------------------------------------------------------------- finding rooms
 
+    def unavailable(self) -> ProtocolError | None:
+        if self.draining:
+            return ProtocolError("reconnecting", RESTARTING)
+        if self.cluster.cut_off():
+            return ProtocolError("reconnecting", UNAVAILABLE)
+        return None
+
     async def for_page(self, game_id: str) -> RoomLike:
         """The room itself when this process owns it (taking it when nobody live does),
         else a stand-in that forwards to its owner."""

@@ -171,13 +171,20 @@ class Redis:
 
 NGINX_MAP: Final = "map $http_upgrade $connection_upgrade { default upgrade; '' ''; }"
 """Connection: upgrade for a WebSocket, nothing for HTTP (in nginx's `http` block)."""
-NGINX_UPSTREAM_SERVER: Final = "server {address} max_fails=1 fail_timeout=2s;"
-"""One process in the upstream: a single failure (refused, reset, timed out, 503) takes it
-out of the rotation for 2 s, after which one request tries it again. Short, because a
-restarted process is back within a second or two, and while every process is out nginx
-answers 502 to everyone."""
+NGINX_UPSTREAM_SERVER: Final = "server {address} max_fails=3 fail_timeout=2s;"
+"""One process in the upstream for pages and the API: three failures (refused, reset, timed
+out, 503) within 2 s take it out of the rotation for 2 s, after which one request tries it
+again. Short, because a restarted process is back within a second or two, and while
+every process is out nginx answers 502 to everyone; three, so that one slow answer on a
+busy machine does not take a healthy process out."""
+NGINX_SOCKET_SERVER: Final = "server {address} max_fails=0;"
+"""One process in the upstream for WebSockets: never taken out (a handshake that times out
+is still asked of the next process). When 2,000 pages reconnect at once a busy process
+answers some handshakes late; counted as failures, they took every process out and nginx
+answered 502 to everyone, again and again."""
 NGINX_ZONE: Final = "zone flyingchess 64k;"
 """In the upstream: every nginx worker shares one view of which processes are failing."""
+NGINX_SOCKET_ZONE: Final = "zone flyingchess_sockets 64k;"
 NGINX_PROXY: Final = """\
 proxy_http_version 1.1;
 proxy_set_header Host $http_host;
@@ -192,7 +199,7 @@ location / {
     proxy_read_timeout 1500ms;
 }
 location /ws/ {
-    proxy_pass http://flyingchess;
+    proxy_pass http://flyingchess_sockets;
     proxy_read_timeout 1800ms;
 }
 location ~ ^/api/(stats|games/[^/]+/(chances|hint|analysis))$ {
@@ -226,6 +233,9 @@ class Nginx:
         servers = "\n".join(
             "        " + NGINX_UPSTREAM_SERVER.format(address=f"127.0.0.1:{port}") for port in upstreams
         )
+        socket_servers = "\n".join(
+            "        " + NGINX_SOCKET_SERVER.format(address=f"127.0.0.1:{port}") for port in upstreams
+        )
         temp = self.folder
         real_ip = (
             "set_real_ip_from 127.0.0.1; real_ip_header X-Forwarded-For;" if clients_on_loopback_are_proxies else ""
@@ -247,6 +257,10 @@ http {{
     upstream flyingchess {{
         {NGINX_ZONE}
 {servers}
+    }}
+    upstream flyingchess_sockets {{
+        {NGINX_SOCKET_ZONE}
+{socket_servers}
     }}
     server {{
         listen 127.0.0.1:{self.port};

@@ -752,6 +752,11 @@ class Rooms:
         self.draining = False
         """Shutting down: no page is taken any more (`drain`)."""
 
+    def unavailable(self) -> ProtocolError | None:
+        """Why this process takes no page now (at once, before a handshake is answered),
+        or None."""
+        return ProtocolError("reconnecting", RESTARTING) if self.draining else None
+
     async def for_page(self, game_id: str) -> RoomLike:
         """The room a page's connection talks to (here: the room itself)."""
         if self.draining:
