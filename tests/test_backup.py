@@ -38,7 +38,7 @@ def test_a_backup_taken_during_play_restores_to_a_server_that_plays_on(tmp_path:
     server = Server(playing)
     try:
         bots = {colour: {"kind": "bot", "bot": "heuristic"} for colour in ("red", "blue")}
-        watched = server.api("/api/games", {"players": ["red", "blue"], "seats": bots, "speed": "instant"})["id"]
+        watched = server.api("/api/games", {"players": ["red", "blue"], "seats": bots, "speed": "fast"})["id"]
         human = server.api("/api/games", {"players": ["red", "blue"]})
         with server.socket(human["id"]) as socket:
             socket.recv(timeout=10)
@@ -46,9 +46,9 @@ def test_a_backup_taken_during_play_restores_to_a_server_that_plays_on(tmp_path:
             socket.recv(timeout=10)
         with server.socket(watched) as watcher:  # the bots play while the backup is taken
             watcher.recv(timeout=10)
-            time.sleep(0.2)
+            time.sleep(0.6)
             finished = cli("backup", str(tmp_path / "games.backup"), "--data", str(playing))
-            watcher.recv(timeout=10)  # still playing
+            watcher.recv(timeout=10)  # still playing (a fast game lasts a minute or so)
         assert finished.returncode == 0, finished.stderr
         assert finished.stdout.startswith("backed up 2 games, ")
         refused(cli("backup", str(tmp_path / "games.backup"), "--data", str(playing)), "exists already")

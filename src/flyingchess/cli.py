@@ -460,6 +460,10 @@ def command_migrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _data_folder_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data", type=Path, default=None, help="the data folder (default: your user data folder)")
+
+
 def _backup_module() -> Any:
     try:
         from .server import backup
@@ -823,9 +827,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve_parser.set_defaults(handler=command_play, no_browser=True)
 
     migrate_parser = commands.add_parser("migrate", help="copy a data folder's games from SQLite into PostgreSQL")
-    migrate_parser.add_argument(
-        "--data", type=Path, default=None, help="the data folder (default: your user data folder)"
-    )
+    _data_folder_option(migrate_parser)
     migrate_parser.add_argument("--to", required=True, metavar="URL", help="postgresql://user:password@host/database")
     migrate_parser.set_defaults(handler=command_migrate)
 
@@ -833,17 +835,13 @@ def build_parser() -> argparse.ArgumentParser:
         "backup", help="copy a data folder's games database to a file (safe while the server runs)"
     )
     backup_parser.add_argument("file", type=Path, help="the backup file to write (a new file)")
-    backup_parser.add_argument(
-        "--data", type=Path, default=None, help="the data folder (default: your user data folder)"
-    )
+    _data_folder_option(backup_parser)
     backup_parser.set_defaults(handler=command_backup)
     restore_parser = commands.add_parser(
         "restore", help="make a backup the data folder's games database (the server must be stopped)"
     )
     restore_parser.add_argument("file", type=Path, help="a file written by flyingchess backup")
-    restore_parser.add_argument(
-        "--data", type=Path, default=None, help="the data folder (default: your user data folder)"
-    )
+    _data_folder_option(restore_parser)
     restore_parser.set_defaults(handler=command_restore)
 
     demo = commands.add_parser("demo", help="watch bots play a full game in the terminal")
