@@ -39,8 +39,11 @@ def backup(folder: Path, target: Path) -> dict[str, int]:
         raise BackupError(f"no folder {target.parent} to write {target.name} in")
     partial = target.with_name(target.name + ".partial")
     try:
-        with _connection(f"file:{source_path}?mode=ro", uri=True) as source, _connection(partial) as copy:
+        # A read-only connection may not see what the server committed to the write-ahead
+        # log since the last checkpoint (the newest moves); a plain one always does.
+        with _connection(source_path) as source, _connection(partial) as copy:
             source.backup(copy)
+            copy.execute("PRAGMA journal_mode=DELETE")  # one self-contained file, whatever the source used
             counts = _counts(copy)
         partial.replace(target)  # whole or nothing: a failed copy never passes for a backup
     except sqlite3.Error as error:
