@@ -268,11 +268,7 @@ class Room:
         every task at once and hang up on every page; they reconnect to the new owner."""
         if self.lost:
             return
-        self.lost = True
-        current = asyncio.current_task()
-        for task in (self.bot_task, self.watchdog):
-            if task is not None and task is not current:
-                task.cancel()
+        self.suspend()
         pages, self.presence.watchers = list(self.presence.watchers), {}
         for page in pages:
             asyncio.get_running_loop().create_task(page.close(code=1012))
