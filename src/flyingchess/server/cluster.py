@@ -36,6 +36,7 @@ import secrets
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, Final
 
 import redis
@@ -53,6 +54,11 @@ CONNECTIONS: Final = 32
 """Redis connections a process keeps at most; a command waits for a free one."""
 PUBLISH_BATCH: Final = 512
 """Messages to other processes sent in one round trip at most."""
+POSTED_AT_MOST: Final = 50_000
+"""Messages waiting for Redis at most: past that (Redis away for long under load) a post
+fails and the page it was for is forgotten, instead of the queue growing without end."""
+PROBE_SECONDS: Final = 0.3
+"""How long a probe waits for Redis to answer (`probe`): short, to notice its return at once."""
 CLOCK_MARGIN: Final = 0.02
 """The share of a lease (or of a heartbeat's life) a process gives up, counted on its
 own clock: Redis's clock may run up to this much faster than ours."""
@@ -82,6 +88,17 @@ return 0
 """
 
 Handler = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """A message waiting for Redis: `sent` settles with its receivers' count (None for a
+    post, which nobody awaits); `valid` says whether it may still go (None: always)."""
+
+    channel: str
+    text: str
+    sent: asyncio.Future[int] | None
+    valid: Callable[[], bool] | None = None
 
 
 class ClusterError(Exception):
@@ -123,7 +140,11 @@ class Cluster:
             url, max_connections=CONNECTIONS, timeout=3, socket_connect_timeout=3, socket_timeout=3
         )
         self.redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
-        self.outgoing: deque[tuple[str, str, asyncio.Future[int]]] = deque()
+        # Probes have connections of their own: the others may all be waiting on a frozen Redis.
+        self.prober: aioredis.Redis = aioredis.Redis.from_url(
+            url, max_connections=2, socket_timeout=PROBE_SECONDS, socket_connect_timeout=PROBE_SECONDS
+        )
+        self.outgoing: deque[Outgoing] = deque()
         self.outgoing_ready = asyncio.Event()
         self.handlers: dict[str, Handler] = {}
         self.tasks: list[asyncio.Task[None]] = []
@@ -159,11 +180,15 @@ class Cluster:
             task.cancel()
         self.tasks = []
         while self.outgoing:
-            self.outgoing.popleft()[2].cancel()
+            sent = self.outgoing.popleft().sent
+            if sent is not None:
+                sent.cancel()
         with contextlib.suppress(redis.RedisError, OSError):
             await self.redis.delete(f"fc:alive:{self.node}")
         with contextlib.suppress(Exception):
             await self.redis.aclose()
+        with contextlib.suppress(Exception):
+            await self.prober.aclose()
 
     # ----------------------------------------------------------------- liveness
 
@@ -188,6 +213,16 @@ class Cluster:
         await self.redis.ping()
         if self.cut_off():
             raise ClusterError("Redis answers again, but the heartbeat has not caught up yet")
+
+    async def probe(self) -> bool:
+        """Whether Redis answers a ping within PROBE_SECONDS (and if so, it is healthy now)."""
+        try:
+            async with asyncio.timeout(PROBE_SECONDS):
+                await self.prober.ping()
+        except (redis.RedisError, OSError, TimeoutError):
+            return False
+        self.healthy_since = time.monotonic()
+        return True
 
     def holds(self, game_id: str) -> bool:
         """Whether this process may still act for the room: its lease has not run out and
@@ -292,9 +327,21 @@ class Cluster:
         if not self.tasks:
             raise redis.ConnectionError("not connected to the other processes")
         sent: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        self.outgoing.append((f"fc:node:{node}", encode_message(message), sent))
+        self.outgoing.append(Outgoing(f"fc:node:{node}", encode_message(message), sent))
         self.outgoing_ready.set()
         return await sent > 0
+
+    def post(self, node: str, message: dict[str, Any], valid: Callable[[], bool]) -> None:
+        """Send to one process in order with the rest, without waiting for Redis: what a
+        room tells the pages of other processes. A room must not wait on Redis to tell its
+        own pages (a frozen Redis held their updates back for its socket timeouts, 12 s), and
+        what it said is dropped unsent if `valid()` no longer holds when Redis can take it
+        (the room's lease ran out meanwhile: its state may be stale). ConnectionError when
+        nothing can be queued (not connected, or too much waiting already)."""
+        if not self.tasks or len(self.outgoing) >= POSTED_AT_MOST:
+            raise ConnectionError("cannot reach the other processes now")
+        self.outgoing.append(Outgoing(f"fc:node:{node}", encode_message(message), None, valid))
+        self.outgoing_ready.set()
 
     async def _publish(self) -> None:
         """Send what is waiting, many messages per round trip: one publish each was
@@ -304,26 +351,31 @@ class Cluster:
             self.outgoing_ready.clear()
             while self.outgoing:
                 batch = [self.outgoing.popleft() for _ in range(min(len(self.outgoing), PUBLISH_BATCH))]
+                batch = [item for item in batch if item.valid is None or item.valid()]
+                if not batch:
+                    continue
                 failure: BaseException | None = None
                 receivers: list[int] = []
                 try:
                     async with self.redis.pipeline(transaction=False) as pipe:
-                        for channel, text, _ in batch:
-                            pipe.publish(channel, text)
+                        for item in batch:
+                            pipe.publish(item.channel, item.text)
                         receivers = await pipe.execute()
                 except (redis.RedisError, OSError) as error:
                     failure = error
+                    log.warning("cannot send %d messages to the other processes: %s", len(batch), error)
                 except asyncio.CancelledError:
-                    for _, _, sent in batch:
-                        sent.cancel()
+                    for item in batch:
+                        if item.sent is not None:
+                            item.sent.cancel()
                     raise
-                for n, (_, _, sent) in enumerate(batch):
-                    if sent.done():
+                for n, item in enumerate(batch):
+                    if item.sent is None or item.sent.done():
                         continue
                     if failure is None:
-                        sent.set_result(int(receivers[n]))
+                        item.sent.set_result(int(receivers[n]))
                     else:
-                        sent.set_exception(failure)
+                        item.sent.set_exception(failure)
 
     async def _listen(self) -> None:
         while True:

@@ -73,9 +73,15 @@ class NodeLink:
         self.cluster = cluster
         self.node = node
 
-    async def deliver(self, pages: list[Watcher], text: str) -> None:
-        conns = [page.conn for page in pages if isinstance(page, RemotePage)]
-        await self.cluster.send(self.node, {"op": "deliver", "conns": conns, "text": text})
+    def deliver(self, pages: list[RemotePage], text: str) -> None:
+        """Queued, not awaited (Cluster.post): dropped unsent if the room's lease has run out
+        by the time Redis takes it."""
+        game_id = pages[0].game_id
+        self.cluster.post(
+            self.node,
+            {"op": "deliver", "conns": [page.conn for page in pages], "text": text},
+            functools.partial(self.cluster.holds, game_id),
+        )
 
 
 class RemotePage:
@@ -88,7 +94,7 @@ class RemotePage:
         self.game_id = game_id
 
     async def send_text(self, data: str) -> None:
-        await self.group.deliver([self], data)
+        self.group.deliver([self], data)
 
     async def close(self, code: int = 1000, reason: str | None = None) -> None:
         with contextlib.suppress(redis.RedisError, OSError):
@@ -245,6 +251,9 @@ class ClusteredRooms(Rooms):
         self.links: dict[str, NodeLink] = {}
         self.suspended: dict[str, Room] = {}
         """Rooms whose lease ran out while Redis could not be reached, with their pages."""
+        self.paused_at = 0.0
+        """When a room was last paused: Redis must answer after that for rooms to come back."""
+        self.resuming: asyncio.Task[None] | None = None
         self.queues: dict[str, asyncio.Task[None]] = {}
         self.tasks: list[asyncio.Task[None]] = []
         for op, handler in {
@@ -297,7 +306,7 @@ class ClusteredRooms(Rooms):
         self.suspended.clear()
 
     async def stop(self) -> None:
-        for task in self.tasks:
+        for task in [*self.tasks, *([self.resuming] if self.resuming is not None else [])]:
             task.cancel()
         for game_id in list(self.rooms):
             await self.cluster.release(game_id)
@@ -323,47 +332,72 @@ class ClusteredRooms(Rooms):
     async def _expire_leases(self) -> None:
         """Stop every room whose lease has run out on this process's clock, at that moment:
         Redis may be frozen or away and say nothing (a room would also stop by itself the
-        next time it acts; this hangs up on its pages without waiting for that)."""
+        next time it acts). The paused rooms come back once Redis has answered since (in a
+        task of their own: asking a frozen Redis waits, and this watch must not)."""
         while True:
             await asyncio.sleep(EXPIRY_CHECK_SECONDS)
             for game_id, room in list(self.rooms.items()):
                 if room.epoch is not None and not room.lost and not self.cluster.holds(game_id):
-                    log.warning("room %s: lease ran out before it was renewed; pausing it", game_id)
-                    room.suspend()  # its pages stay: it may come back here when Redis does
-                    self.rooms.pop(game_id, None)
-                    self.suspended[game_id] = room
-            if self.suspended and not self.cluster.cut_off():
-                await self._resume()
+                    room.pause()  # its pages stay: it may come back here when Redis does
+            if self.suspended and (self.resuming is None or self.resuming.done()):
+                self.resuming = asyncio.get_running_loop().create_task(self._resume_when_redis_answers())
+                self.resuming.add_done_callback(log_failure)
+
+    async def _resume_when_redis_answers(self) -> None:
+        """Ask Redis every tenth of a second (a short ping, on connections of its own) until
+        it has answered since the last room paused, then bring the paused rooms back: the
+        heartbeat alone noticed its return up to a second late."""
+        while self.cluster.healthy_since <= self.paused_at:
+            if not await self.cluster.probe():
+                await asyncio.sleep(EXPIRY_CHECK_SECONDS)
+        await self._resume()
 
     async def _resume(self) -> None:
         """Redis answers again: each paused room comes back here if nobody took it
         meanwhile (claimed anew, loaded, and handed the pages it had, each with a fresh
-        snapshot and the control it had); else its pages reconnect, to its new owner."""
-        for game_id, old in list(self.suspended.items()):
+        snapshot and the control it had); else its pages reconnect, to its new owner. All
+        at once: one by one, hundreds of rooms took seconds to come back."""
+        games = list(self.suspended)
+        try:
+            owners = await self.cluster.owners_of(games)
+        except (redis.RedisError, OSError):
+            return  # not yet: the next round
+        taken = [self._take_back(game_id, owner) for game_id, owner in zip(games, owners, strict=True)]
+        for game_id, outcome in zip(games, await asyncio.gather(*taken, return_exceptions=True), strict=True):
+            if isinstance(outcome, Exception):  # the others still come back
+                log.error("room %s: cannot take it back", game_id, exc_info=outcome)
+
+    async def _take_back(self, game_id: str, owner: str | None) -> None:
+        old = self.suspended.get(game_id)
+        if old is None:
+            return
+        try:
+            ours = owner in (None, self.cluster.node) and await self.cluster.acquire(game_id)
+        except (redis.RedisError, OSError):
+            return  # not yet: the next round
+        if self.suspended.get(game_id) is not old:
+            return
+        del self.suspended[game_id]
+        room = None
+        if ours:
             try:
-                owner = await self.cluster.owner_of(game_id)
-                ours = owner in (None, self.cluster.node) and await self.cluster.acquire(game_id)
-            except (redis.RedisError, OSError):
-                return  # not yet: the next round
-            del self.suspended[game_id]
-            room = None
-            if ours:
-                try:
-                    room = await self._own(game_id)
-                except (ProtocolError, StoreError) as error:
-                    log.warning("room %s: cannot take it back: %s", game_id, error)
-            pages = list(old.presence.watchers.items())
-            old.presence.watchers = {}
-            if room is None:
-                for key in [key for key, page in self.remote_pages.items() if page.game_id == game_id]:
-                    self.remote_pages.pop(key, None)
-                for page, _ in pages:
-                    asyncio.get_running_loop().create_task(page.close(code=1012))
-                continue
-            old.successor = room
-            for page, control in pages:
-                with contextlib.suppress(ConnectionError):
-                    await room.connect(page, control)
+                room = await self._own(game_id)
+            except (ProtocolError, StoreError) as error:
+                log.warning("room %s: cannot take it back: %s", game_id, error)
+            except Exception:  # a fault of ours: logged, and the pages reconnect (not left paused)
+                log.exception("room %s: cannot take it back", game_id)
+        pages = list(old.presence.watchers.items())
+        old.presence.watchers = {}
+        if room is None:
+            for key in [key for key, page in self.remote_pages.items() if page.game_id == game_id]:
+                self.remote_pages.pop(key, None)
+            for page, _ in pages:
+                asyncio.get_running_loop().create_task(page.close(code=1012))
+            return
+        old.successor = room
+        for page, control in pages:
+            with contextlib.suppress(ConnectionError):
+                await room.connect(page, control)
 
     async def _check_owners(self) -> None:
         """Forwarded rooms whose owner is gone reconnect their pages; pages of processes
@@ -515,11 +549,21 @@ class ClusteredRooms(Rooms):
             holds=functools.partial(self.cluster.holds, game_id),
         )
         room.on_lost = self._room_lost
+        room.on_paused = self._room_paused
         await room.load_chat()
         if game_id in self.deleted_while_loading:
             await self.cluster.release(game_id)
             raise ProtocolError("unknown-game", "no game with that id")
         return self._keep(room)
+
+    def _room_paused(self, room: Room) -> None:
+        """Its lease ran out on this process's clock (Room.pause): set aside with its pages
+        until Redis answers again (`_resume`)."""
+        if self.rooms.get(room.id) is room:
+            log.warning("room %s: lease ran out before it was renewed; pausing it", room.id)
+            self.rooms.pop(room.id, None)
+            self.suspended[room.id] = room
+            self.paused_at = time.monotonic()
 
     async def _room_lost(self, room: Room) -> None:
         if self.rooms.get(room.id) is room:

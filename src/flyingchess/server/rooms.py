@@ -155,7 +155,7 @@ class Room:
         `holds`: whether this process still holds the room's lease on its own clock; once
         it does not, the room writes and sends nothing more (cluster.py)."""
         self.holds = holds
-        self.session = GameSession(store, stored, state, epoch, self.lose, holds)
+        self.session = GameSession(store, stored, state, epoch, self.lose, holds, self.pause)
         self.presence = Presence(int(stored.extra.get("timer", 0) or 0), grace)
         self.id = stored.id
         self.lost = False
@@ -164,6 +164,7 @@ class Room:
         """The room that took over from this one in this process (after an outage of Redis):
         the pages' connections still name this one, and are handed to it."""
         self.on_lost: Callable[[Room], Awaitable[None]] | None = None
+        self.on_paused: Callable[[Room], None] | None = None
         self.limits = limits
         self.dice = dice
         self.bots: dict[str, Bot] = {}
@@ -256,9 +257,9 @@ class Room:
 
     def check_owned(self) -> None:
         """Refuse to act for a room this process no longer owns (its lease ran out on its
-        own clock: the room stops now, not when Redis next answers)."""
+        own clock: the room pauses now, not when Redis next answers)."""
         if not self.lost and not self.holds():
-            asyncio.get_running_loop().create_task(self.lose())
+            self.pause()
             raise ProtocolError("reconnecting", MOVED_AWAY)
         if self.lost:
             raise ProtocolError("reconnecting", MOVED_AWAY)
@@ -274,6 +275,15 @@ class Room:
             asyncio.get_running_loop().create_task(page.close(code=1012))
         if self.on_lost is not None:
             await self.on_lost(self)
+
+    def pause(self) -> None:
+        """The lease ran out on this process's clock: stop acting (`suspend`) and say so
+        (`on_paused`): the rooms keep the pages for when the room comes back."""
+        if self.lost:
+            return
+        self.suspend()
+        if self.on_paused is not None:
+            self.on_paused(self)
 
     def suspend(self) -> None:
         """The lease ran out while Redis could not be reached: stop acting at once (as
@@ -565,15 +575,28 @@ class Room:
         """Hand a message to each page. A page's outbox only queues (it never waits for
         the network), so a page that stops reading holds up nobody; one that went away or
         fell too far behind raises, and is forgotten. A room whose lease has run out sends
-        nothing: another process may have played on, and its state would be stale."""
+        nothing (another process may have played on, and its state would be stale) and
+        pauses; its pages stay, for the room that takes over here if Redis comes back
+        (ClusteredRooms) or to be hung up on when another process has it."""
         if not self.holds():
-            await self.lose()
+            self.pause()
             return
+        groups: dict[Any, list[Watcher]] = {}
         for watcher in watchers:
+            group = getattr(watcher, "group", None)  # pages of another process share one message
+            if group is not None:
+                groups.setdefault(group, []).append(watcher)
+                continue
             try:
                 await watcher.send_text(text)
             except Exception:
                 self.presence.watchers.pop(watcher, None)
+        for group, pages in groups.items():
+            try:
+                group.deliver(pages, text)
+            except Exception:
+                for page in pages:
+                    self.presence.watchers.pop(page, None)
 
     # ---------------------------------------------------------------- bots
 

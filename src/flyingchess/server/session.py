@@ -93,12 +93,16 @@ class GameSession:
         epoch: int | None,
         on_lost: Callable[[], Awaitable[None]],
         holds: Callable[[], bool] = lambda: True,
+        on_lapsed: Callable[[], None] = lambda: None,
     ) -> None:
         """The session of a stored game whose `state` the caller has rebuilt (`rebuild`).
-        `holds` says whether this process still holds the game's lease (cluster.py)."""
+        `holds` says whether this process still holds the game's lease (cluster.py);
+        `on_lost` is called when another process has claimed the game, `on_lapsed` when
+        the lease ran out on this process's clock (it may get the game back)."""
         self.store = store
         self.epoch = epoch
         self.on_lost = on_lost
+        self.on_lapsed = on_lapsed
         self.holds = holds
         self.id = stored.id
         self.created = stored.created
@@ -117,8 +121,9 @@ class GameSession:
 
     async def _fenced(self, write: Awaitable[T]) -> T:
         """A store write; if another process has claimed the game meanwhile, nothing was
-        written, the room stops at once and the page is told to reconnect. So it does when
-        this process's lease has run out on its own clock: the write is not even sent."""
+        written, the room stops at once and the page is told to reconnect. When this
+        process's lease has run out on its own clock the write is not even sent, and the
+        room pauses (its pages stay: Redis may come back before anyone else takes it)."""
         try:
             if not self.holds():
                 if inspect.iscoroutine(write):
@@ -126,7 +131,10 @@ class GameSession:
                 raise LostGame(f"game {self.id}: this process's lease has run out")
             return await write
         except LostGame:
-            await self.on_lost()
+            if self.holds():
+                await self.on_lost()
+            else:
+                self.on_lapsed()
             raise ProtocolError("reconnecting", MOVED_AWAY) from None
 
     async def write_seats(self, seats: Seats, started: bool) -> None:
