@@ -138,6 +138,12 @@ class Player:
     """Reconnections since a connection last stayed healthy (the back-off grows with it)."""
     number: int = 0
     opened_at: float | None = None
+    unanswered: tuple[dict[str, Any], tuple[Any, ...]] | None = None
+    """The roll or move sent and the game it was meant for, until the game moves on: sent
+    again after a reconnection if the game still waits for it (as web/game.js does)."""
+    resend_now: bool = False
+    unanswered_lost: bool = False
+    """Whether the unanswered request was refused `reconnecting` (sent again with the next snapshot)."""
 
     async def run(self, deadline: float) -> None:
         at = random.randrange(len(self.urls))
@@ -189,7 +195,13 @@ class Player:
             await self.ready.wait()
             self.waiting_since = None
             game = first["game"]
-            if game["started"] and game["state"]["turn"] == self.colour:
+            lost, self.unanswered = self.unanswered, None
+            if lost is not None and lost[1] == _request_key(game):  # the click is not asked for again
+                self.unanswered = lost
+                self.waiting_since = time.monotonic()
+                self.stats.sent += 1
+                await socket.send(json.dumps(lost[0]))
+            elif game["started"] and game["state"]["turn"] == self.colour:
                 self.asked_sync = True
                 await socket.send(json.dumps({"type": "sync"}))  # back after a reconnect: look again
             while True:
@@ -199,7 +211,9 @@ class Player:
                 if self.over:
                     return True
                 if request is not None:
-                    if self.pace and request["type"] != "start":  # think like a bot at the app's speed setting
+                    if self.resend_now:
+                        self.resend_now = False
+                    elif self.pace and request["type"] != "start":  # think like a bot at the app's speed setting
                         await asyncio.sleep(self.pace * random.uniform(0.5, 1.5))
                     if request["type"] != "start":
                         self.waiting_since = time.monotonic()
@@ -215,6 +229,9 @@ class Player:
         if kind == "error":
             stats.errors[message["code"]] = stats.errors.get(message["code"], 0) + 1
             self.waiting_since = None
+            if message["code"] != "reconnecting":  # nothing changed: asked again with the room back
+                self.unanswered = None
+            self.unanswered_lost = True
             return None
         if kind not in ("update", "snapshot"):
             return None
@@ -223,6 +240,11 @@ class Player:
         elif kind == "snapshot":  # unasked: the room moved to another process under this page,
             self.waiting_since = None  # and a request its old owner never answered is asked again
         game = message["game"]
+        if kind == "snapshot" and self.unanswered_lost:
+            self.unanswered_lost = False
+            if self.unanswered is not None and self.unanswered[1] == _request_key(game):
+                self.resend_now = True  # as web/game.js: the player does not decide twice
+                return self.unanswered[0]
         if not game["started"]:
             everyone_in = all(seat["kind"] != "open" for seat in game["seats"].values())
             if self.host and everyone_in and not self.start_sent:
@@ -230,6 +252,7 @@ class Player:
                 return {"type": "start"}
             return None
         if kind == "update" and message["events"]:
+            self.unanswered = None
             self._on_action(game)
         if game["phase"] == "over":
             self.over = True
@@ -237,9 +260,9 @@ class Player:
         mine = game["seats"][self.colour]["kind"] in ("player", "human")
         if game["state"]["turn"] != self.colour or self.waiting_since is not None or not mine:
             return None
-        if game["phase"] == "roll":
-            return {"type": "roll"}
-        return {"type": "move", "plane": game["moves"][0]["plane"]}
+        request = {"type": "roll"} if game["phase"] == "roll" else {"type": "move", "plane": game["moves"][0]["plane"]}
+        self.unanswered = (request, _request_key(game))
+        return request
 
     def _on_action(self, game: dict[str, Any]) -> None:
         stats, now = self.stats, time.monotonic()
@@ -264,6 +287,12 @@ class Player:
             stats.timed_latencies.append((now, (now - self.waiting_since) * 1000))
             stats.acknowledged += 1
             self.waiting_since = None
+
+
+def _request_key(game: dict[str, Any]) -> tuple[Any, ...]:
+    """Where the game stands for a request (web/game.js, requestKey): had the request been
+    played, the action count or the phase would differ."""
+    return (game["actions"], game["state"]["turn"], game["phase"])
 
 
 @dataclass

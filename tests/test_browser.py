@@ -470,6 +470,46 @@ def test_a_page_backs_off_while_the_server_is_away(browser: Any, tmp_path: Path,
     server.stop()
 
 
+def test_a_roll_lost_with_its_connection_is_rolled_after_reconnecting(browser: Any, server: Server) -> None:
+    """The player clicks once: a roll sent on a connection that drops before its answer
+    (a server restarting, a failover) is sent again on the new connection when the fresh
+    snapshot shows the game still waiting for it, and only then (web/game.js, resendLost)."""
+    tab = Page(browser, server.url)
+    connections: list[list[str]] = []
+
+    def drop_the_first_roll(page_side: Any) -> None:
+        server_side = page_side.connect_to_server()
+        sent: list[str] = []
+        connections.append(sent)
+        first = len(connections) == 1
+
+        def to_server(message: str | bytes) -> None:
+            sent.append(str(message))
+            if first and json.loads(message).get("type") == "roll":
+                page_side.close(code=1012)  # the roll never reaches the server
+                server_side.close()
+            else:
+                server_side.send(message)
+
+        page_side.on_message(to_server)
+        server_side.on_message(page_side.send)
+
+    tab.page.route_web_socket(re.compile(r".*/ws/.*"), drop_the_first_roll)
+    set_up_game(tab, {"red": "human", "blue": "human"}, speed="slow")
+    tab.wait_for("document.querySelector('[data-testid=die]').dataset.state === 'ready'")
+    game_id = tab.page.evaluate("location.hash").split("/")[-1]
+    tab.testid("die").click()
+    deadline = time.monotonic() + 20
+    game = server.api(f"/api/games/{game_id}")["game"]
+    while game["actions"] == 0 and game["phase"] == "roll" and time.monotonic() < deadline:
+        tab.page.wait_for_timeout(200)  # the route's handlers run only while Playwright is called
+        game = server.api(f"/api/games/{game_id}")["game"]
+    assert game["actions"] >= 1 or game["phase"] == "move", connections  # the server rolled; the player clicked once
+    rolls = [[json.loads(m)["type"] for m in sent].count("roll") for sent in connections]
+    assert len(rolls) >= 2 and rolls[0] == 1 and sum(rolls[1:]) == 1, rolls  # sent again once, on the new connection
+    tab.close()
+
+
 NEAR_MISS = """() => {
   // a point beside a legal plane, outside its own hit circle and off every plane
   const cell = document.querySelector('[data-testid=board]').getBoundingClientRect().width / 15.1;

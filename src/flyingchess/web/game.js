@@ -31,6 +31,7 @@ export function mountGame(root, app, gameId) {
   const queue = [];
   let running = false;
   let pending = false;      // a roll or move sent, no answer yet
+  let unanswered = null;    // {request, key, lost}: the roll or move sent, until the game moves on
   let lastActions = -1;     // the action count of the newest game state received
   let destroyed = false;
   let lastRoll = null;
@@ -146,6 +147,7 @@ export function mountGame(root, app, gameId) {
   // ------------------------------------------------------------ connection
   const socket = new GameSocket(gameId, onMessage, (status, saidHello) => {
     connected = status === "open";
+    if (!connected && unanswered) unanswered.lost = true;  // its answer may never come: see resendLost
     conn.hidden = connected;
     if (connected && !saidHello) { role = null; myColours = []; }  // a fresh connection: the default role
     if (connected) contributing = false;
@@ -184,6 +186,7 @@ export function mountGame(root, app, gameId) {
     if (msg.game) checkStillSeated(msg.game);
     if (msg.type === "snapshot") {
       pending = false;
+      resendLost(msg.game);
       lastActions = msg.game && typeof msg.game.actions === "number" ? msg.game.actions : -1;
       if (Array.isArray(msg.chat || msg.game?.chat)) chat.load(msg.chat || msg.game.chat);
       const gen = log.reload(msg.game, (roll) => { if (!lastRoll) { lastRoll = roll; updateControls(); } });
@@ -191,6 +194,7 @@ export function mountGame(root, app, gameId) {
       pump();
     } else if (msg.type === "update") {
       pending = false;
+      if (msg.events && msg.events.length) unanswered = null;
       const actions = msg.game && typeof msg.game.actions === "number" ? msg.game.actions : -1;
       // an update went missing (several servers relay them): ask for the whole game again
       if (lastActions >= 0 && actions > lastActions + 1) socket.send({ type: "sync" });
@@ -225,6 +229,9 @@ export function mountGame(root, app, gameId) {
       showRematchNotice(msg.id);
     } else if (msg.type === "error") {
       pending = false;
+      // refused for now, nothing changed: sent again with the room back (resendLost)
+      if (msg.code === "reconnecting" && unanswered) unanswered.lost = true;
+      else unanswered = null;
       // a share that came too late or twice (another tab, the game just started): nothing to tell
       if (contributing && ["already-contributed", "wrong-phase", "no-commitment"].includes(msg.code)) {
         contributing = false;
@@ -674,10 +681,37 @@ export function mountGame(root, app, gameId) {
   }
 
   // ------------------------------------------------------------ actions
+  /** Where the game stands for a request: it is still wanted only while this holds. */
+  function requestKey(game) {
+    return game && game.state ? `${game.actions}:${game.state.turn}:${game.phase}` : null;
+  }
+
+  /** Send a roll or move, remembered until the game moves on (see resendLost). */
+  function sendAction(request) {
+    if (!socket.send(request)) { toast(t("error.offline"), "error"); return; }
+    unanswered = { request, key: requestKey(snap), lost: false };
+    pending = true;
+    updateControls();
+  }
+
+  /** A roll or move sent on a connection that dropped before its answer came (or refused
+   * with `reconnecting`: the room was moving, nothing changed) is sent again, once, with
+   * the next fresh snapshot, if that shows the game still waiting for it (same action
+   * count, turn and phase: had it been played, they would differ). The player clicked
+   * once; a server restart or failover under the click should not ask for another. */
+  function resendLost(game) {
+    const lost = unanswered && unanswered.lost ? unanswered : null;
+    if (!lost) return;
+    unanswered = null;
+    if (requestKey(game) === lost.key && socket.send(lost.request)) {
+      unanswered = { ...lost, lost: false };
+      pending = true;
+    }
+  }
+
   function doRoll() {
     if (dieState() !== "ready") return;
-    if (socket.send({ type: "roll" })) { pending = true; updateControls(); }
-    else toast(t("error.offline"), "error");
+    sendAction({ type: "roll" });
   }
 
   // With one real choice the move plays itself after a moment (the setting, on by
@@ -704,8 +738,7 @@ export function mountGame(root, app, gameId) {
   function doMove(move) {
     if (dieState() !== "move") return;
     board.clearPreview();
-    if (socket.send({ type: "move", plane: move.plane })) { pending = true; updateControls(); }
-    else toast(t("error.offline"), "error");
+    sendAction({ type: "move", plane: move.plane });
   }
 
   function setSpeed(value) {
