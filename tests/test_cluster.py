@@ -669,7 +669,6 @@ def test_the_nginx_configuration_the_tests_run_is_the_documented_one() -> None:
     """docs/deploy.md and deploy/nginx.conf hold the very lines flyingchess.server.loopback
     runs nginx with."""
     from flyingchess.server.loopback import (
-        NGINX_BACKUP_SERVER,
         NGINX_MAP,
         NGINX_PROXY,
         NGINX_SOCKET_SERVER,
@@ -681,10 +680,7 @@ def test_the_nginx_configuration_the_tests_run_is_the_documented_one() -> None:
     root = Path(__file__).parent.parent
     documented = [line.strip() for line in (root / "docs" / "deploy.md").open()]
     shipped = [line.split("#")[0].strip() for line in (root / "deploy" / "nginx.conf").open()]
-    upstreams = [
-        server.format(address="127.0.0.1:8001")
-        for server in (NGINX_UPSTREAM_SERVER, NGINX_SOCKET_SERVER, NGINX_BACKUP_SERVER)
-    ]
+    upstreams = [server.format(address="127.0.0.1:8001") for server in (NGINX_UPSTREAM_SERVER, NGINX_SOCKET_SERVER)]
     for line in [NGINX_MAP, NGINX_ZONE, NGINX_SOCKET_ZONE, *upstreams, *NGINX_PROXY.splitlines()]:
         assert line.strip() in documented, line
         assert line.strip().replace("127.0.0.1:8001", "server1:8000") in shipped, line

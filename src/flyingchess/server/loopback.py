@@ -174,17 +174,14 @@ NGINX_MAP: Final = "map $http_upgrade $connection_upgrade { default upgrade; '' 
 NGINX_UPSTREAM_SERVER: Final = "server {address} max_fails=3 fail_timeout=2s;"
 """One process in the upstream for pages and the API: three failures (refused, reset, timed
 out, 503) within 2 s take it out of the rotation for 2 s, after which one request tries it
-again. Short, because a restarted process is back within a second or two; three, so that
-one slow answer on a busy machine does not take a healthy process out."""
-NGINX_SOCKET_SERVER: Final = "server {address} max_fails=1 fail_timeout=5s;"
-"""One process in the upstream for WebSockets: one handshake it has not answered (frozen,
-refused) takes it out for 5 s, so the pages that reconnect after it froze all go to the
-others at once instead of half of them waiting out another read timeout there."""
-NGINX_BACKUP_SERVER: Final = "server {address} backup max_fails=0;"
-"""Every process again, at the end of both upstreams, as a backup never taken out: when
-every process is out at once (thousands of pages reconnecting after a restart of
-everything, each busy process answering some handshakes late) nginx goes on asking them
-in turn instead of answering 502 to everyone."""
+again. Short, because a restarted process is back within a second or two, and while
+every process is out nginx answers 502 to everyone; three, so that one slow answer on a
+busy machine does not take a healthy process out."""
+NGINX_SOCKET_SERVER: Final = "server {address} max_fails=0;"
+"""One process in the upstream for WebSockets: never taken out (a handshake that times out
+is still asked of the next process). When 2,000 pages reconnect at once a busy process
+answers some handshakes late; counted as failures, they took every process out and nginx
+answered 502 to everyone, again and again."""
 NGINX_ZONE: Final = "zone flyingchess 64k;"
 """In the upstream: every nginx worker shares one view of which processes are failing."""
 NGINX_SOCKET_ZONE: Final = "zone flyingchess_sockets 64k;"
@@ -239,7 +236,6 @@ class Nginx:
         socket_servers = "\n".join(
             "        " + NGINX_SOCKET_SERVER.format(address=f"127.0.0.1:{port}") for port in upstreams
         )
-        backups = "\n".join("        " + NGINX_BACKUP_SERVER.format(address=f"127.0.0.1:{port}") for port in upstreams)
         temp = self.folder
         real_ip = (
             "set_real_ip_from 127.0.0.1; real_ip_header X-Forwarded-For;" if clients_on_loopback_are_proxies else ""
@@ -261,12 +257,10 @@ http {{
     upstream flyingchess {{
         {NGINX_ZONE}
 {servers}
-{backups}
     }}
     upstream flyingchess_sockets {{
         {NGINX_SOCKET_ZONE}
 {socket_servers}
-{backups}
     }}
     server {{
         listen 127.0.0.1:{self.port};
