@@ -329,6 +329,41 @@ def test_a_player_watching_through_a_dying_owner_keeps_its_seat_and_its_connecti
         cluster.stop()
 
 
+def test_a_hello_the_dying_owner_never_answered_still_seats_the_page(
+    tmp_path: Path, services: tuple[Postgres, Redis]
+) -> None:
+    """A page says hello through a process that forwards to the owner, and the owner dies
+    before answering: the process that takes the room over says the hello again to the
+    room, so the page plays its seats instead of being refused as a watcher."""
+    cluster = Cluster(tmp_path, services, lease_seconds=60)
+    try:
+        a, b = cluster.servers
+        created = two_seat_game(a.url)
+        host = Page([a.url], created["id"], created["host_token"])  # a owns the room
+        host.play_once()
+        with connect(b.url.replace("http", "ws", 1) + f"/ws/{created['id']}", open_timeout=5) as late:
+            assert json.loads(late.recv(timeout=10))["type"] == "snapshot"
+            os.kill(a.process.pid, signal.SIGSTOP)  # the hello reaches a, which never answers it
+            try:
+                late.send(json.dumps({"type": "hello", "token": created["host_token"]}))
+                time.sleep(0.5)
+            finally:
+                a.kill()
+            moved = next(m for m in iter(lambda: json.loads(late.recv(timeout=20)), None) if m["type"] == "snapshot")
+            game = moved["game"]  # b took the room over and moved the page to it
+            plane = game["moves"][0]["plane"] if game["phase"] == "move" else None
+            late.send(json.dumps({"type": "roll"} if plane is None else {"type": "move", "plane": plane}))
+            answer = next(
+                m
+                for m in iter(lambda: json.loads(late.recv(timeout=10)), None)
+                if m["type"] == "error" or (m["type"] == "update" and m["events"])
+            )
+            assert answer["type"] == "update", answer  # not-your-seat before
+        host.close()
+    finally:
+        cluster.stop()
+
+
 def test_a_frozen_owner_never_applies_a_move_after_its_lease(cluster: Cluster) -> None:
     a, b = cluster.servers
     created = two_seat_game(a.url)

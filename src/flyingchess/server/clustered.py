@@ -32,7 +32,7 @@ import redis
 from . import metrics
 from .cluster import Cluster
 from .presence import Watcher
-from .protocol import Message, Move, ProtocolError, Roll, encode_message, parse_message
+from .protocol import Hello, Message, Move, ProtocolError, Roll, encode_message, parse_message
 from .rooms import RESTARTING, Room, RoomLike, Rooms, log_failure
 from .seats import Control
 from .session import rebuild
@@ -113,6 +113,9 @@ class RemoteRoom:
         self.conns: dict[Watcher, str] = {}
         self.controls: dict[Watcher, Control] = {}
         """What each page may do, as the owner last said (it authenticates, not us)."""
+        self.hellos: dict[Watcher, tuple[str, Message, str]] = {}
+        """Each page's last hello (address, request, text): said again to the room if it
+        moves here before the owner answered it, or the page would play on as a watcher."""
         self.moving: asyncio.Future[Room | None] | None = None
         """Set while the room is being taken over here: requests wait for it."""
         self.local: Room | None = None
@@ -152,6 +155,8 @@ class RemoteRoom:
         await self._send({"op": "attach", "conn": conn, "host": control.host})
 
     async def receive(self, page: Watcher, address: str, request: Message, text: str) -> None:
+        if isinstance(request, Hello):
+            self.hellos[page] = (address, request, text)
         if self.moving is None and self.local is None:
             conn = self.conns.get(page)
             if conn is None or await self._send({"op": "message", "conn": conn, "address": address, "text": text}):
@@ -172,6 +177,7 @@ class RemoteRoom:
             return
         conn = self.conns.pop(page, None)
         self.controls.pop(page, None)
+        self.hellos.pop(page, None)
         if conn is not None:
             self.rooms.edge_pages.pop(conn, None)
             if self.moving is None:
@@ -215,9 +221,12 @@ class RemoteRoom:
         try:
             for page in pages:
                 control = self.controls.pop(page, Control())
+                hello = self.hellos.pop(page, None)
                 if page not in self.left:
                     with contextlib.suppress(ConnectionError):
                         await room.connect(page, control)
+                        if hello is not None and control == Control():  # the owner never answered it
+                            await room.receive(page, *hello)
                 self.resynced.add(page)
         finally:  # requests that waited go to the room now, in order
             self.moving.set_result(room)
@@ -231,6 +240,7 @@ class RemoteRoom:
             self.rooms.remote.pop(self.id, None)
         pages, self.conns = list(self.conns.items()), {}
         self.controls = {}
+        self.hellos = {}
         for page, conn in pages:
             self.rooms.edge_pages.pop(conn, None)
             asyncio.get_running_loop().create_task(page.close(code=1012))
