@@ -142,6 +142,8 @@ class Player:
     """The roll or move sent and the game it was meant for, until the game moves on: sent
     again after a reconnection if the game still waits for it (as web/game.js does)."""
     resend_now: bool = False
+    latest_key: tuple[Any, ...] | None = None
+    """Where the game stood in the last message (`_request_key`)."""
     unanswered_lost: bool = False
     """Whether the unanswered request was refused `reconnecting` (sent again with the next snapshot)."""
 
@@ -214,11 +216,35 @@ class Player:
                     if self.resend_now:
                         self.resend_now = False
                     elif self.pace and request["type"] != "start":  # think like a bot at the app's speed setting
+                        decided_for = self.latest_key
                         await asyncio.sleep(self.pace * random.uniform(0.5, 1.5))
+                        request = await self._catch_up(socket, request, decided_for)
+                        if self.over:
+                            return True
+                        if request is None:
+                            continue
                     if request["type"] != "start":
                         self.waiting_since = time.monotonic()
                         self.stats.sent += 1
                     await socket.send(json.dumps(request))
+
+    async def _catch_up(
+        self, socket: Any, request: dict[str, Any], decided_for: tuple[Any, ...] | None
+    ) -> dict[str, Any] | None:
+        """Read what came while the player thought, as a page shows it: a request decided
+        for a game that has moved on since is not sent (a page's click applies to the board
+        it shows), a newer decision is."""
+        newer = None
+        while True:
+            try:
+                message = loads(await asyncio.wait_for(socket.recv(), 0.001))
+            except TimeoutError:
+                break
+            self.stats.received += 1
+            newer = self._on_message(message) or newer
+            if self.over:
+                return None
+        return request if self.latest_key == decided_for else newer
 
     def _on_message(self, message: dict[str, Any]) -> dict[str, Any] | None:
         """Note what a message says; the request to send in answer, if any."""
@@ -240,6 +266,7 @@ class Player:
         elif kind == "snapshot":  # unasked: the room moved to another process under this page,
             self.waiting_since = None  # and a request its old owner never answered is asked again
         game = message["game"]
+        self.latest_key = _request_key(game) if game["started"] else None
         if kind == "snapshot" and self.unanswered_lost:
             self.unanswered_lost = False
             if self.unanswered is not None and self.unanswered[1] == _request_key(game):
