@@ -241,7 +241,9 @@ class Player:
             except TimeoutError:
                 break
             self.stats.received += 1
-            newer = self._on_message(message) or newer
+            decision = self._on_message(message)
+            if message["type"] in ("update", "snapshot"):
+                newer = decision  # what the latest state asks for (None: nothing)
             if self.over:
                 return None
         return request if self.latest_key == decided_for else newer
