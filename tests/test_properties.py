@@ -43,7 +43,6 @@ def check_invariants(state: State) -> None:
                 assert cells.setdefault(cell, colour) == colour, (
                     f"two colours on ring cell {cell}: {canonical_state(state)}"
                 )
-    assert state.sixes >= 0
     if state.rules.three_sixes != "none":
         assert state.sixes <= 2
     finished = [c for c, planes in zip(state.players, state.planes) if planes == (CENTRE,) * 4]

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from flyingchess import canonical_state
 from flyingchess.record import loads_record
 from flyingchess.server.app import create_app
 from flyingchess.server.limits import Limits
@@ -142,7 +143,8 @@ def test_seats_belong_to_their_tokens(client: TestClient) -> None:
         assert error(guest, {"type": "join", "colour": "blue", "name": "  "}) == "bad-message"
     record = client.get(f"/api/games/{game_id}/record").text
     assert guest_token not in record and host_token not in record
-    assert loads_record(record).final_state() is not None
+    stored = client.get(f"/api/games/{game_id}").json()["game"]["state"]
+    assert canonical_state(loads_record(record).final_state()) == stored  # the record replays to the game
 
 
 def test_tokens_survive_a_restart_and_reconnects(store_path: Path) -> None:
