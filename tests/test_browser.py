@@ -22,6 +22,8 @@ import pytest
 from browser import Page, human_step, set_up_game
 from servers import Server
 
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
 
 @pytest.fixture()
 def server(tmp_path: Path) -> Iterator[Server]:

@@ -27,6 +27,8 @@ from flyingchess.server.store import SqliteStore
 
 from servers import Server, refused_start
 
+pytestmark = [pytest.mark.server, pytest.mark.slow]
+
 
 @pytest.fixture()
 def network(tmp_path: Path) -> Iterator[Server]:

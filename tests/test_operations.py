@@ -16,7 +16,7 @@ from flyingchess.server.loopback import free_port
 
 from servers import Server, refused_start
 
-pytestmark = [pytest.mark.server]
+pytestmark = [pytest.mark.server, pytest.mark.slow]  # starts server processes
 
 
 def scrape(port: int) -> dict[str, float]:

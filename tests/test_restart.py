@@ -14,6 +14,8 @@ from flyingchess.record import loads_record
 
 from servers import Server
 
+pytestmark = [pytest.mark.server, pytest.mark.slow]
+
 
 @pytest.fixture()
 def servers(tmp_path: Path) -> Iterator[list[Server]]:
