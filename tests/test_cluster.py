@@ -364,6 +364,46 @@ def test_a_hello_the_dying_owner_never_answered_still_seats_the_page(
         cluster.stop()
 
 
+def test_a_page_whose_token_opens_nothing_holds_up_no_other_page_when_the_room_moves(
+    tmp_path: Path, services: tuple[Postgres, Redis]
+) -> None:
+    """Two pages watch through a process that forwards to the owner: one said hello with a
+    token that opens nothing (refused), the other with the host's. The owner dies: the
+    process taking the room over moves both, and the host's page plays on."""
+    cluster = Cluster(tmp_path, services, lease_seconds=60)
+    try:
+        a, b = cluster.servers
+        created = two_seat_game(a.url)
+        host = Page([a.url], created["id"], created["host_token"])  # a owns the room
+        host.play_once()
+        url = b.url.replace("http", "ws", 1) + f"/ws/{created['id']}"
+
+        def first(socket: ClientConnection, kind: str, timeout: float = 10) -> dict[str, Any]:
+            return next(m for m in iter(lambda: json.loads(socket.recv(timeout=timeout)), None) if m["type"] == kind)
+
+        with connect(url, open_timeout=5) as stranger, connect(url, open_timeout=5) as player:
+            first(stranger, "snapshot")
+            first(player, "snapshot")
+            stranger.send(json.dumps({"type": "hello", "token": "opens-nothing"}))
+            assert first(stranger, "error")["code"] == "bad-token"
+            player.send(json.dumps({"type": "hello", "token": created["host_token"]}))
+            assert first(player, "welcome")["role"] == "host"
+            a.kill()
+            game = first(player, "snapshot", timeout=20)["game"]  # moved to b on the same connection
+            first(stranger, "snapshot")
+            plane = game["moves"][0]["plane"] if game["phase"] == "move" else None
+            player.send(json.dumps({"type": "roll"} if plane is None else {"type": "move", "plane": plane}))
+            answer = next(
+                m
+                for m in iter(lambda: json.loads(player.recv(timeout=10)), None)
+                if m["type"] == "error" or (m["type"] == "update" and m["events"])
+            )
+            assert answer["type"] == "update", answer
+        host.close()
+    finally:
+        cluster.stop()
+
+
 def test_a_frozen_owner_never_applies_a_move_after_its_lease(cluster: Cluster) -> None:
     a, b = cluster.servers
     created = two_seat_game(a.url)

@@ -210,17 +210,26 @@ def test_malformed_and_illegal_messages_get_typed_errors_and_change_nothing(clie
             ({"type": "speed", "speed": "ludicrous"}, "bad-message"),
             ({"type": "move", "plane": 0}, "wrong-phase"),
             (json.dumps({"type": "roll", "pad": "x" * 5000}), "bad-message"),
+            ({"type": "roll", "at": -1}, "bad-message"),
+            ({"type": "roll", "at": "0"}, "bad-message"),
+            ({"type": "roll", "at": before["actions"] + 1}, "moved-on"),  # meant for another moment
         ]
         for message, code in cases:
             assert error_of(socket, message)["code"] == code, message
             assert snapshot() == before
-        # roll until a move is awaited: then rolling again is refused, a bad plane too
+        # roll until a move is awaited (each roll for the moment it was sent at): then rolling
+        # again is refused, a bad plane too, and a move for an earlier moment
+        game = before
         for _ in range(200):
-            socket.send_json({"type": "roll"})
+            socket.send_json({"type": "roll", "at": game["actions"]})
             game = socket.receive_json()["game"]
             if game["phase"] == "move":
                 break
         waiting = snapshot()
+        if waiting["actions"] > 0:
+            move = {"type": "move", "plane": waiting["moves"][0]["plane"], "at": waiting["actions"] - 1}
+            assert error_of(socket, move)["code"] == "moved-on"
+            assert snapshot() == waiting
         assert error_of(socket, {"type": "roll"})["code"] == "wrong-phase"
         legal = {plane for move in waiting["moves"] for plane in move["planes"]}
         illegal = [plane for plane in range(4) if plane not in legal]

@@ -73,15 +73,10 @@ class NodeLink:
         self.cluster = cluster
         self.node = node
 
-    def deliver(self, pages: list[RemotePage], text: str) -> None:
-        """Queued, not awaited (Cluster.post): dropped unsent if the room's lease has run out
-        by the time Redis takes it."""
-        game_id = pages[0].game_id
-        self.cluster.post(
-            self.node,
-            {"op": "deliver", "conns": [page.conn for page in pages], "text": text},
-            functools.partial(self.cluster.holds, game_id),
-        )
+    def deliver(self, pages: list[RemotePage], text: str, valid: Callable[[], bool]) -> None:
+        """Queued, not awaited (Cluster.post): dropped unsent unless `valid()` (the room may
+        still send: Room.may_send) when it is about to go out."""
+        self.cluster.post(self.node, {"op": "deliver", "conns": [page.conn for page in pages], "text": text}, valid)
 
 
 class RemotePage:
@@ -94,7 +89,8 @@ class RemotePage:
         self.game_id = game_id
 
     async def send_text(self, data: str) -> None:
-        self.group.deliver([self], data)
+        """Alone, outside a room's broadcast (which sends its pages of one process together)."""
+        self.group.deliver([self], data, functools.partial(self.group.cluster.holds, self.game_id))
 
     async def close(self, code: int = 1000, reason: str | None = None) -> None:
         with contextlib.suppress(redis.RedisError, OSError):
@@ -155,7 +151,7 @@ class RemoteRoom:
         await self._send({"op": "attach", "conn": conn, "host": control.host})
 
     async def receive(self, page: Watcher, address: str, request: Message, text: str) -> None:
-        if isinstance(request, Hello):
+        if isinstance(request, Hello) and self.local is None:
             self.hellos[page] = (address, request, text)
         if self.moving is None and self.local is None:
             conn = self.conns.get(page)
@@ -170,6 +166,7 @@ class RemoteRoom:
             await self.local.receive(page, address, request, text)
 
     async def disconnect(self, page: Watcher) -> None:
+        self.hellos.pop(page, None)
         if self.moving is not None:
             self.left.add(page)  # not to be moved
         if self.local is not None:
@@ -192,6 +189,7 @@ class RemoteRoom:
         page = self.rooms.edge_pages.get(conn)
         if page is not None and page in self.conns:
             self.controls[page] = control
+            self.hellos.pop(page, None)  # answered: nothing to say again
 
     def begin_move(self) -> None:
         self.moving = asyncio.get_running_loop().create_future()
@@ -223,7 +221,8 @@ class RemoteRoom:
                 control = self.controls.pop(page, Control())
                 hello = self.hellos.pop(page, None)
                 if page not in self.left:
-                    with contextlib.suppress(ConnectionError):
+                    # a refusal of one page's hello (its token opens nothing now) moves the others all the same
+                    with contextlib.suppress(ConnectionError, ProtocolError):
                         await room.connect(page, control)
                         if hello is not None and control == Control():  # the owner never answered it
                             await room.receive(page, *hello)
@@ -406,6 +405,8 @@ class ClusteredRooms(Rooms):
             return
         old.successor = room
         for page, control in pages:
+            if isinstance(page, RemotePage) and self.remote_pages.get((page.group.node, page.conn)) is not page:
+                continue  # it left (or its process died) while the room was paused
             with contextlib.suppress(ConnectionError):
                 await room.connect(page, control)
 
@@ -572,7 +573,12 @@ class ClusteredRooms(Rooms):
         if self.rooms.get(room.id) is room:
             log.warning("room %s: lease ran out before it was renewed; pausing it", room.id)
             self.rooms.pop(room.id, None)
-            self.suspended[room.id] = room
+            earlier = self.suspended.get(room.id)
+            if earlier is None:
+                self.suspended[room.id] = room
+            else:  # paused again before it came back: one entry, with every page of both
+                earlier.presence.watchers.update(room.presence.watchers)
+                room.presence.watchers = {}
             self.paused_at = time.monotonic()
 
     async def _room_lost(self, room: Room) -> None:

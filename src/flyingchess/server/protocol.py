@@ -100,12 +100,16 @@ HTTP_STATUS: Final = {
 
 @dataclass(frozen=True)
 class Roll:
-    pass
+    at: int | None = None
+    """The action count of the game the page rolled in (optional): refused `moved-on` if
+    the game has moved on since, so a roll sent again after a reconnection applies once."""
 
 
 @dataclass(frozen=True)
 class Move:
     plane: int
+    at: int | None = None
+    """As `Roll.at`."""
 
 
 @dataclass(frozen=True)
@@ -260,17 +264,24 @@ def _expect_only(data: Mapping[str, Any], allowed: set[str]) -> None:
         raise ProtocolError("bad-message", f"unexpected field {extra[0]!r}")
 
 
+def _at(data: Mapping[str, Any]) -> int | None:
+    at = data.get("at")
+    if at is not None and (isinstance(at, bool) or not isinstance(at, int) or at < 0):
+        raise ProtocolError("bad-message", f"at must be an action count (an integer from 0), not {json.dumps(at)}")
+    return at
+
+
 def _roll(data: Mapping[str, Any]) -> Message:
-    _expect_only(data, set())
-    return Roll()
+    _expect_only(data, {"at"})
+    return Roll(_at(data))
 
 
 def _move(data: Mapping[str, Any]) -> Message:
-    _expect_only(data, {"plane"})
+    _expect_only(data, {"plane", "at"})
     plane = data.get("plane")
     if isinstance(plane, bool) or not isinstance(plane, int) or not 0 <= plane < PLANES_PER_COLOUR:
         raise ProtocolError("bad-message", f"plane must be an integer 0..3, not {json.dumps(plane)}")
-    return Move(plane)
+    return Move(plane, _at(data))
 
 
 def _speed(data: Mapping[str, Any]) -> Message:

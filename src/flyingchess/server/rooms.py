@@ -276,6 +276,12 @@ class Room:
         if self.on_lost is not None:
             await self.on_lost(self)
 
+    def may_send(self) -> bool:
+        """Whether this room may still tell its pages anything: not stopped, and its lease
+        not run out (a room paused and then replaced by a new one for the same game stays
+        stopped even once the game's lease is held again)."""
+        return not self.lost and self.holds()
+
     def pause(self) -> None:
         """The lease ran out on this process's clock: stop acting (`suspend`) and say so
         (`on_paused`): the rooms keep the pages for when the room comes back."""
@@ -499,8 +505,15 @@ class Room:
 
     # ---------------------------------------------------------------- the game
 
-    async def human_roll(self, control: Control = HOST) -> None:
+    def _check_still_at(self, at: int | None) -> None:
+        """A request meant for the game at `at` actions is refused once it has moved on (a
+        page that sends its roll again after reconnecting must not roll twice)."""
+        if at is not None and at != len(self.session.actions):
+            raise ProtocolError("moved-on", "the game has moved on since: look at the board again")
+
+    async def human_roll(self, control: Control = HOST, at: int | None = None) -> None:
         async with self.lock:
+            self._check_still_at(at)
             self._check_human_turn("roll", control)
             value = self._next_roll()
             rolled, events = roll(self.state, value)
@@ -512,8 +525,9 @@ class Room:
             await self._broadcast(events)
         self.wake_bots()
 
-    async def human_move(self, plane: int, control: Control = HOST) -> None:
+    async def human_move(self, plane: int, control: Control = HOST, at: int | None = None) -> None:
         async with self.lock:
+            self._check_still_at(at)
             self._check_human_turn("move", control)
             assert self.state.roll is not None
             try:
@@ -578,7 +592,7 @@ class Room:
         nothing (another process may have played on, and its state would be stale) and
         pauses; its pages stay, for the room that takes over here if Redis comes back
         (ClusteredRooms) or to be hung up on when another process has it."""
-        if not self.holds():
+        if not self.may_send():
             self.pause()
             return
         groups: dict[Any, list[Watcher]] = {}
@@ -593,7 +607,7 @@ class Room:
                 self.presence.watchers.pop(watcher, None)
         for group, pages in groups.items():
             try:
-                group.deliver(pages, text)
+                group.deliver(pages, text, self.may_send)  # checked again when it goes out
             except Exception:
                 for page in pages:
                     self.presence.watchers.pop(page, None)
@@ -668,11 +682,11 @@ class Room:
 
 
 async def _roll(room: Room, page: Watcher, address: str, request: Roll) -> None:
-    await room.human_roll(room.control_of(page))
+    await room.human_roll(room.control_of(page), request.at)
 
 
 async def _move(room: Room, page: Watcher, address: str, request: Move) -> None:
-    await room.human_move(request.plane, room.control_of(page))
+    await room.human_move(request.plane, room.control_of(page), request.at)
 
 
 async def _speed(room: Room, page: Watcher, address: str, request: Speed) -> None:

@@ -241,6 +241,12 @@ export function mountGame(root, app, gameId) {
         showMissing();
         return;
       }
+      if (msg.code === "moved-on") {
+        // a roll or move sent again after a reconnection had been carried out after all:
+        // the update that shows it is on its way, nothing to tell the player
+        if (snap) renderPanel(); else updateControls();
+        return;
+      }
       if (msg.code === "reconnecting") {
         // the room is moving to another server process (a restart, a failover): nothing
         // was changed; the connection is closed next and the page reconnects by itself
@@ -687,7 +693,9 @@ export function mountGame(root, app, gameId) {
   }
 
   /** Send a roll or move, remembered until the game moves on (see resendLost). */
-  function sendAction(request) {
+  function sendAction(action) {
+    // `at`: the moment it is meant for; the server refuses it (moved-on) once the game has moved on
+    const request = { ...action, at: snap.actions };
     if (!socket.send(request)) { toast(t("error.offline"), "error"); return; }
     unanswered = { request, key: requestKey(snap), lost: false };
     pending = true;
