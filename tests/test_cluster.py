@@ -329,18 +329,47 @@ def test_a_player_watching_through_a_dying_owner_keeps_its_seat_and_its_connecti
         cluster.stop()
 
 
+def first_of(socket: ClientConnection, kind: str, timeout: float = 10) -> dict[str, Any]:
+    """The next message of this type (the others are read and passed over)."""
+    return next(m for m in iter(lambda: json.loads(socket.recv(timeout=timeout)), None) if m["type"] == kind)
+
+
+def act_once(socket: ClientConnection, game: dict[str, Any]) -> dict[str, Any]:
+    """Roll or move (the first legal plane) in `game`: the answer, an update with events
+    or an error."""
+    plane = game["moves"][0]["plane"] if game["phase"] == "move" else None
+    socket.send(json.dumps({"type": "roll"} if plane is None else {"type": "move", "plane": plane}))
+    return next(
+        m
+        for m in iter(lambda: json.loads(socket.recv(timeout=10)), None)
+        if m["type"] == "error" or (m["type"] == "update" and m["events"])
+    )
+
+
+@contextlib.contextmanager
+def room_owned_by_a(tmp_path: Path, services: tuple[Postgres, Redis]) -> Iterator[tuple[Cluster, dict[str, Any]]]:
+    """Two processes, a lease of a minute (a dead owner is replaced at once, never by its
+    lease running out) and a two-seat game whose room process a owns, played once."""
+    cluster = Cluster(tmp_path, services, lease_seconds=60)
+    try:
+        a, _ = cluster.servers
+        created = two_seat_game(a.url)
+        host = Page([a.url], created["id"], created["host_token"])
+        host.play_once()
+        yield cluster, created
+        host.close()
+    finally:
+        cluster.stop()
+
+
 def test_a_hello_the_dying_owner_never_answered_still_seats_the_page(
     tmp_path: Path, services: tuple[Postgres, Redis]
 ) -> None:
     """A page says hello through a process that forwards to the owner, and the owner dies
     before answering: the process that takes the room over says the hello again to the
     room, so the page plays its seats instead of being refused as a watcher."""
-    cluster = Cluster(tmp_path, services, lease_seconds=60)
-    try:
+    with room_owned_by_a(tmp_path, services) as (cluster, created):
         a, b = cluster.servers
-        created = two_seat_game(a.url)
-        host = Page([a.url], created["id"], created["host_token"])  # a owns the room
-        host.play_once()
         with connect(b.url.replace("http", "ws", 1) + f"/ws/{created['id']}", open_timeout=5) as late:
             assert json.loads(late.recv(timeout=10))["type"] == "snapshot"
             os.kill(a.process.pid, signal.SIGSTOP)  # the hello reaches a, which never answers it
@@ -349,19 +378,9 @@ def test_a_hello_the_dying_owner_never_answered_still_seats_the_page(
                 time.sleep(0.5)
             finally:
                 a.kill()
-            moved = next(m for m in iter(lambda: json.loads(late.recv(timeout=20)), None) if m["type"] == "snapshot")
-            game = moved["game"]  # b took the room over and moved the page to it
-            plane = game["moves"][0]["plane"] if game["phase"] == "move" else None
-            late.send(json.dumps({"type": "roll"} if plane is None else {"type": "move", "plane": plane}))
-            answer = next(
-                m
-                for m in iter(lambda: json.loads(late.recv(timeout=10)), None)
-                if m["type"] == "error" or (m["type"] == "update" and m["events"])
-            )
+            game = first_of(late, "snapshot", timeout=20)["game"]  # b took the room over and moved the page
+            answer = act_once(late, game)
             assert answer["type"] == "update", answer  # not-your-seat before
-        host.close()
-    finally:
-        cluster.stop()
 
 
 def test_a_page_whose_token_opens_nothing_holds_up_no_other_page_when_the_room_moves(
@@ -370,17 +389,10 @@ def test_a_page_whose_token_opens_nothing_holds_up_no_other_page_when_the_room_m
     """Two pages watch through a process that forwards to the owner: one said hello with a
     token that opens nothing (refused), the other with the host's. The owner dies: the
     process taking the room over moves both, and the host's page plays on."""
-    cluster = Cluster(tmp_path, services, lease_seconds=60)
-    try:
+    with room_owned_by_a(tmp_path, services) as (cluster, created):
         a, b = cluster.servers
-        created = two_seat_game(a.url)
-        host = Page([a.url], created["id"], created["host_token"])  # a owns the room
-        host.play_once()
         url = b.url.replace("http", "ws", 1) + f"/ws/{created['id']}"
-
-        def first(socket: ClientConnection, kind: str, timeout: float = 10) -> dict[str, Any]:
-            return next(m for m in iter(lambda: json.loads(socket.recv(timeout=timeout)), None) if m["type"] == kind)
-
+        first = first_of
         with connect(url, open_timeout=5) as stranger, connect(url, open_timeout=5) as player:
             first(stranger, "snapshot")
             first(player, "snapshot")
@@ -391,17 +403,8 @@ def test_a_page_whose_token_opens_nothing_holds_up_no_other_page_when_the_room_m
             a.kill()
             game = first(player, "snapshot", timeout=20)["game"]  # moved to b on the same connection
             first(stranger, "snapshot")
-            plane = game["moves"][0]["plane"] if game["phase"] == "move" else None
-            player.send(json.dumps({"type": "roll"} if plane is None else {"type": "move", "plane": plane}))
-            answer = next(
-                m
-                for m in iter(lambda: json.loads(player.recv(timeout=10)), None)
-                if m["type"] == "error" or (m["type"] == "update" and m["events"])
-            )
+            answer = act_once(player, game)
             assert answer["type"] == "update", answer
-        host.close()
-    finally:
-        cluster.stop()
 
 
 def test_a_frozen_owner_never_applies_a_move_after_its_lease(cluster: Cluster) -> None:
