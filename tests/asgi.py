@@ -4,10 +4,17 @@ and the test client's own default name, `testserver`, is not one of them."""
 
 from __future__ import annotations
 
+import itertools
+import random
+from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
 from starlette.testclient import TestClient, WebSocketTestSession
+
+from flyingchess.server.app import create_app
+from flyingchess.server.limits import Limits
+from flyingchess.server.store import SqliteStore
 
 LOCAL = "http://localhost"
 JSON = {"content-type": "application/json"}
@@ -21,6 +28,29 @@ class LocalClient(TestClient):
         return super().websocket_connect(
             urljoin(self.base_url.copy_with(scheme="ws").__str__(), url), subprotocols, **kwargs
         )
+
+
+def app_over(
+    path: Path, *, seed: int | None = None, local: bool = True, limits: Limits | None = None, **options: Any
+) -> Any:
+    """The app over the SQLite file at `path`. Each room's dice are `Random(seed)`, or
+    Random(0), Random(1), ... in the order the rooms are made when `seed` is None; the
+    limits are lifted unless `limits` says otherwise (scripted pages send far faster than
+    people); `local=False` is `flyingchess serve` (pages prove their seats with tokens)."""
+    seeds = itertools.count() if seed is None else itertools.repeat(seed)
+    return create_app(
+        SqliteStore(path),
+        dice=lambda: random.Random(next(seeds)),
+        limits=limits or Limits.unlimited(),
+        local=local,
+        **options,
+    )
+
+
+def app_client(path: Path, **options: Any) -> LocalClient:
+    """`app_over(path, **options)` spoken to in-process, as a page on this machine would
+    (use it in a `with` block: that runs the app's start and shutdown)."""
+    return LocalClient(app_over(path, **options))
 
 
 def expect(socket: Any, kind: str) -> dict[str, Any]:

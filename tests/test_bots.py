@@ -91,13 +91,10 @@ def test_heuristic_judges_by_what_the_move_really_does() -> None:
 
 
 def test_a_bot_whose_extra_is_missing_is_listed_and_refused_clearly(tmp_path: Path) -> None:
-    import random
 
     from flyingchess.bots import BOTS, BotInfo, BotUnavailable, bot_listing, make_bot, register
-    from flyingchess.server.app import create_app
-    from flyingchess.server.store import SqliteStore
 
-    from asgi import LocalClient
+    from asgi import app_client
 
     register(
         BotInfo(
@@ -120,7 +117,7 @@ def test_a_bot_whose_extra_is_missing_is_listed_and_refused_clearly(tmp_path: Pa
         }
         with pytest.raises(BotUnavailable, match=r"pip install 'flyingchess\[rl\]'"):
             make_bot("needs-extra")
-        with LocalClient(create_app(SqliteStore(tmp_path / "games.sqlite3"), dice=lambda: random.Random(1))) as client:
+        with app_client(tmp_path / "games.sqlite3", seed=1) as client:
             listed = {bot["name"]: bot for bot in client.get("/api/meta").json()["bots"]}
             assert listed["needs-extra"]["available"] is False
             seats = {"red": {"kind": "bot", "bot": "needs-extra"}, "blue": {"kind": "human"}}

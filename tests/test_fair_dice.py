@@ -30,11 +30,9 @@ from flyingchess.fair_dice import (
 from flyingchess.game import apply, legal_moves, new_game
 from flyingchess.game import roll as roll_die
 from flyingchess.record import loads_record
-from flyingchess.server.app import create_app
-from flyingchess.server.limits import Limits
 from flyingchess.server.store import SqliteStore
 
-from asgi import LocalClient, error, expect, latest
+from asgi import app_client, error, expect, latest
 
 SEED = bytes(range(32))
 CONTRIBUTIONS = ["host-share-0001", "guest_share_0002"]
@@ -287,8 +285,7 @@ def store_path(tmp_path: Path) -> Path:
 
 
 def network_client(path: Path) -> TestClient:
-    app = create_app(SqliteStore(path), dice=lambda: random.Random(5), limits=Limits.unlimited(), local=False)
-    return LocalClient(app)
+    return app_client(path, seed=5, local=False)
 
 
 @pytest.fixture()

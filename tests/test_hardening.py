@@ -25,6 +25,7 @@ from flyingchess.server.run import ServeOptions, host_policy
 from flyingchess.server.store import SqliteStore
 
 from asgi import JSON, LocalClient, error, expect, hello, latest
+from asgi import app_over as shared_app_over
 from servers import refused_start
 
 FAST = Limits.unlimited()
@@ -32,7 +33,8 @@ OPEN_BLUE = {"players": ["red", "blue"], "seats": {"red": {"kind": "human"}, "bl
 
 
 def app_over(path: Path, limits: Limits = FAST, local: bool = False, **options: Any) -> Any:
-    return create_app(SqliteStore(path), dice=lambda: random.Random(3), limits=limits, local=local, **options)
+    """The app as these tests want it by default: `serve`, real limits, dice seeded alike."""
+    return shared_app_over(path, seed=3, limits=limits, local=local, **options)
 
 
 @pytest.fixture()

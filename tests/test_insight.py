@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,21 +12,15 @@ pytest.importorskip("numpy")
 
 from starlette.testclient import TestClient
 
-from flyingchess.server.app import create_app
-from flyingchess.server.limits import Limits
-from flyingchess.server.store import SqliteStore
-
-from asgi import LocalClient
+from asgi import app_client
 
 HUMAN = {"kind": "human"}
 
 
 @pytest.fixture()
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    store = SqliteStore(tmp_path / "games.sqlite3")
-    with LocalClient(create_app(store, dice=lambda: random.Random(3), limits=Limits.unlimited())) as test_client:
+    with app_client(tmp_path / "games.sqlite3", seed=3) as test_client:
         yield test_client
-    store.close()
 
 
 def create(client: TestClient, **options: Any) -> dict[str, Any]:

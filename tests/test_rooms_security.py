@@ -20,7 +20,7 @@ from flyingchess.server.app import create_app
 from flyingchess.server.limits import Limits
 from flyingchess.server.store import SqliteStore
 
-from asgi import LocalClient, error, expect, latest
+from asgi import LocalClient, app_client, error, expect, latest
 
 HTML_NAME = '<b onclick="x()">Ann</b>'
 
@@ -31,9 +31,7 @@ def store_path(tmp_path: Path) -> Path:
 
 
 def network_client(path: Path) -> TestClient:
-    return LocalClient(
-        create_app(SqliteStore(path), dice=lambda: random.Random(11), limits=Limits.unlimited(), local=False)
-    )
+    return app_client(path, seed=11, local=False)
 
 
 @pytest.fixture()

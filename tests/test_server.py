@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,10 +13,9 @@ from starlette.testclient import TestClient
 
 from flyingchess.record import loads_record
 from flyingchess.server.app import create_app
-from flyingchess.server.limits import Limits
 from flyingchess.server.store import SqliteStore, StoreError
 
-from asgi import JSON, LocalClient
+from asgi import JSON, LocalClient, app_client
 
 HUMAN = {"kind": "human"}
 HEURISTIC = {"kind": "bot", "bot": "heuristic"}
@@ -25,14 +23,8 @@ HEURISTIC = {"kind": "bot", "bot": "heuristic"}
 
 @pytest.fixture()
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    store = SqliteStore(tmp_path / "games.sqlite3")
-    seeds = iter(range(1000))
-    # scripted games send far faster than a person: lift the per-connection rate limit
-    with LocalClient(
-        create_app(store, dice=lambda: random.Random(next(seeds)), limits=Limits.unlimited())
-    ) as test_client:
+    with app_client(tmp_path / "games.sqlite3") as test_client:
         yield test_client
-    store.close()
 
 
 @pytest.fixture()
