@@ -258,10 +258,8 @@ class Room:
     def check_owned(self) -> None:
         """Refuse to act for a room this process no longer owns (its lease ran out on its
         own clock: the room pauses now, not when Redis next answers)."""
-        if not self.lost and not self.holds():
-            self.pause()
-            raise ProtocolError("reconnecting", MOVED_AWAY)
-        if self.lost:
+        if not self.may_send():
+            self.pause()  # nothing more when it is stopped already
             raise ProtocolError("reconnecting", MOVED_AWAY)
 
     async def lose(self) -> None:

@@ -687,7 +687,8 @@ export function mountGame(root, app, gameId) {
   }
 
   // ------------------------------------------------------------ actions
-  /** Where the game stands for a request: it is still wanted only while this holds. */
+  /** Where the game stands for a roll or move (a resend, an auto-move): it is still wanted
+   * only while this holds. */
   function requestKey(game) {
     return game && game.state ? `${game.actions}:${game.state.turn}:${game.phase}` : null;
   }
@@ -724,10 +725,8 @@ export function mountGame(root, app, gameId) {
 
   // With one real choice the move plays itself after a moment (the setting, on by
   // default); the player still sees the roll and the plane it moves.
-  function moveTurnKey() { return snap ? `${snap.actions}:${snap.state.turn}:${snap.roll}` : null; }
-
   function autoMove(state) {
-    const key = moveTurnKey();
+    const key = requestKey(snap);
     if (state !== "move" || !settings().autoMove || !oneChoice(snap.moves)) {
       clearTimeout(autoMoveTimer);
       autoMoveTimer = null;
@@ -739,7 +738,7 @@ export function mountGame(root, app, gameId) {
     autoMoveFor = key;
     autoMoveTimer = setTimeout(() => {
       autoMoveTimer = null;
-      if (dieState() === "move" && moveTurnKey() === key) doMove(snap.moves[0]);
+      if (dieState() === "move" && requestKey(snap) === key) doMove(snap.moves[0]);
     }, AUTO_MOVE_MS);
   }
 
