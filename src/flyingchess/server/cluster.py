@@ -10,7 +10,7 @@ which room, messages between processes, and which processes are alive.
   room forwards the page's messages to the owner's channel (`fc:node:NODE`) and relays
   what the owner sends back; an update is published once per process, whatever the
   number of its pages in the room.
-- **Failover**: a process beats every second (`fc:alive:NODE`, kept for three beats). One
+- **Failover**: a process beats every half second (`fc:alive:NODE`, kept for four beats). One
   that stops beating is taken for dead: the next page to arrive for one of its rooms
   makes its own process the owner at once (it need not wait out the lease), which claims
   the game in the database and loads it. A process taken for dead wrongly (frozen, cut
@@ -46,10 +46,12 @@ from .protocol import decode_message, encode_message
 
 LEASE_SECONDS: Final = 5.0
 """How long a room's owner may go without renewing before another process may take it."""
-HEARTBEAT_SECONDS: Final = 1.0
+HEARTBEAT_SECONDS: Final = 0.5
 """How often a process says it is alive (more often when the lease is shorter)."""
-BEATS_TO_DEATH: Final = 3
-"""Beats a process may miss before the others take it for dead and take its rooms."""
+BEATS_TO_DEATH: Final = 4
+"""Beats a process may miss before the others take it for dead and take its rooms: a
+frozen process is known dead 1.5-2 s after its last beat (3 beats of 1 s took 2-3 s and
+were most of a failover's time), while a loop late by up to 1.5 s is not taken for dead."""
 CONNECTIONS: Final = 32
 """Redis connections a process keeps at most; a command waits for a free one."""
 PUBLISH_BATCH: Final = 512
@@ -244,7 +246,7 @@ class Cluster:
     async def living(self, nodes: list[str]) -> set[str]:
         """Which of these processes are alive (one round trip): beating, and listening
         on their channel. A killed process stops listening the moment its connection to
-        Redis closes, so it is known dead at once; a frozen one, after three beats."""
+        Redis closes, so it is known dead at once; a frozen one, after four missed beats."""
         if not nodes:
             return set()
         async with self.redis.pipeline(transaction=False) as pipe:

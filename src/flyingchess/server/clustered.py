@@ -45,7 +45,7 @@ ASKED_AGAIN: Final = (Roll, Move)
 the snapshot the move sends shows the page where the game stands, and it asks again
 (carrying them out as well would answer twice). Anything else is carried out."""
 
-CHECK_SECONDS: Final = 0.5
+CHECK_SECONDS: Final = 0.25
 """How often a process checks that the owners of its forwarded rooms are still there
 (two Redis round trips, however many rooms)."""
 EXPIRY_CHECK_SECONDS: Final = 0.1
