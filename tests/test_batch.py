@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from flyingchess import Rules, State, canonical_state, legal_moves, new_game, roll
 from flyingchess.bots import make_bot
 from flyingchess.game import DEFAULT_PLAYERS, apply, carried_planes
+from flyingchess.moves import choices, move_info
 from flyingchess.rules import PRESETS
 
 np = pytest.importorskip("numpy")
@@ -29,6 +30,7 @@ from flyingchess.envs.batch import (
     play_random_games,
     random_actions,
 )
+from flyingchess.envs.vector import real_options
 
 from strategies import players_strategy, rules_strategy
 
@@ -54,6 +56,19 @@ def check_masks(game: BatchGame, rolled: State, index: int, moves_mask: np.ndarr
     nameable = sorted({plane for move in moves for plane in carried_planes(rolled, move)})
     assert list(np.flatnonzero(action_mask[index, :PASS])) == nameable
     assert bool(action_mask[index, PASS]) == (not moves)
+
+
+def check_move_facts(facts: tuple[np.ndarray, ...], alike: np.ndarray, rolled: State, index: int) -> None:
+    """The twins agree: what the batch's tables say each legal move does is what the
+    engine's MoveInfo says (moves.py), and so is the number of real choices."""
+    progress, captures, special = (array[index] for array in facts)
+    for plane in legal_moves(rolled):
+        move = move_info(rolled, plane)
+        assert (progress[plane], captures[plane], special[plane]) == (move.start, move.captures, move.special), (
+            rolled.describe(),
+            plane,
+        )
+    assert alike[index] == choices(rolled)
 
 
 def play_lockstep(
@@ -87,6 +102,8 @@ def play_lockstep(
             actions = heuristic_actions(game, dice)
         else:  # random over moves, or over every nameable plane (stacks named by any plane)
             actions = random_actions(moves_mask if step % 2 else action_mask, rng)
+        facts = game.move_facts(dice)
+        alike = real_options(game, dice)
         rolls_before = game.rolls.copy()
         game.step(dice, actions)
         for i in range(batch):
@@ -95,6 +112,7 @@ def play_lockstep(
             else:
                 rolled, _ = roll(states[i], int(dice[i]))
                 check_masks(game, rolled, i, moves_mask, action_mask)
+                check_move_facts(facts, alike, rolled, i)
                 if policy == "heuristic":
                     choice = bot.choose(rolled)
                     assert (PASS if choice is None else choice) == actions[i], (rolled.describe(), dice[i])

@@ -23,9 +23,9 @@ from flyingchess.envs.observation import (
     TURN_AT,
     action_mask,
     observe,
-    real_options,
 )
 from flyingchess.envs.vector import EngineBot, FlyingChessVectorEnv, VectorGames
+from flyingchess.moves import choices
 
 CONFIGS = [(4, "classic"), (3, "house"), (2, "traditional"), (4, {"preset": "even", "finish": "bounce"})]
 
@@ -230,13 +230,13 @@ def test_skip_forced_asks_only_real_choices_but_for_a_few_marked_ones() -> None:
             state, _ = engine_view(games, index)
             if games.waiting[index]:
                 asked += 1
-                if real_options(state) <= 1:
+                if choices(state) <= 1:
                     forced += 1
         _, mask, _, _, _, info = games.step(random_legal(mask, rng))
         for index in range(games.num_games):
             state, _ = engine_view(games, index)
             if games.waiting[index]:
-                assert bool(info["forced"][index]) == (real_options(state) <= 1)
+                assert bool(info["forced"][index]) == (choices(state) <= 1)
     assert asked > 0 and forced / asked < 0.2  # without skip_forced: about half
 
 
@@ -347,7 +347,7 @@ def test_single_env_action_masks_render_and_skip_forced() -> None:
     done = False
     while not done:
         assert np.array_equal(inner.action_masks(), observation["action_mask"].astype(bool))
-        assert real_options(inner.state) >= 2  # skip_forced: only real choices are asked
+        assert choices(inner.state) >= 2  # skip_forced: only real choices are asked
         asked += 1
         observation, _, terminated, truncated, _ = env.step(int(np.flatnonzero(observation["action_mask"])[0]))
         done = terminated or truncated
@@ -397,7 +397,7 @@ def test_with_skip_forced_an_episode_never_starts_finished() -> None:
     env = gymnasium.make("FlyingChess-v0", opponents=["heuristic"], skip_forced=True)
     for seed in (176, 179, *range(30)):  # 176 and 179 ended before the agent chose once
         env.reset(seed=seed)
-        assert not env.unwrapped.state.over and real_options(env.unwrapped.state) >= 2, seed
+        assert not env.unwrapped.state.over and choices(env.unwrapped.state) >= 2, seed
     games = VectorGames(512, players=2, opponents="heuristic", skip_forced=True, seed=3)
     games.reset()
     assert games.waiting.all() and not games.game.over.any()

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Final
 
-from .board import HANGAR
-from .events import Captured, Event, Flew, Jumped, PlaneFinished, ThreeSixes
-from .game import State, apply, apply_unchecked, legal_moves
+from .events import Captured, Event, Flew, ThreeSixes
+from .game import State, legal_moves
+from .moves import choices, move_info
 from .record import Record
 
 MISTAKE: Final = 0.02
@@ -59,30 +59,28 @@ def reasons(state: State, plane: int | None) -> list[str]:
     flies, jumps, launches, leaves the mover less exposed, or simply advances."""
     if plane is None:
         return []
-    after, events = apply(state, plane)
-    kinds = _kinds(events, state.colour)
-    found: list[str] = [reason for reason in ("finish", "capture", "flight", "jump") if reason in kinds]
-    if state.planes[state.turn][plane] == HANGAR:
+    move = move_info(state, plane)
+    facts = {"finish": move.finish, "capture": move.captures, "flight": move.flight, "jump": move.jumps > 0}
+    found: list[str] = [reason for reason, holds in facts.items() if holds]
+    if move.launch:
         found.append("launch")
-    if _danger(after, state.turn) < _danger(state, state.turn) - 0.01:
+    if _danger(move.after, state.turn) < _danger(state, state.turn) - 0.01:
         found.append("safety")
     return found or ["progress"]
 
 
-def _kinds(events: Sequence[Event], colour: str | None) -> set[str]:
+def _happenings(events: Sequence[Event], colour: str) -> list[str]:
+    """What a played action did that can swing the chances: captures by the mover, the
+    flight, a third six (read from what happened, which a candidate move's MoveInfo is not)."""
     kinds = set()
     for event in events:
         if isinstance(event, Captured) and event.by == colour:
             kinds.add("capture")
         elif isinstance(event, Flew):
             kinds.add("flight")
-        elif isinstance(event, Jumped):
-            kinds.add("jump")
-        elif isinstance(event, PlaneFinished):
-            kinds.add("finish")
         elif isinstance(event, ThreeSixes):
             kinds.add("three-sixes")
-    return kinds
+    return sorted(kinds)
 
 
 @dataclass(frozen=True)
@@ -197,7 +195,7 @@ def analyse(record: Record) -> Analysis:
         colour = players[step.before.turn]
         if not step.before.ranking:
             moves = legal_moves(rolled)
-            if len(moves) >= 2 and len({apply_unchecked(rolled, plane) for plane in moves}) >= 2:
+            if choices(rolled) >= 2:
                 values = bot.move_values(rolled, moves)
                 best = best_index(values)
                 played = values[moves.index(step.plane)] if step.plane in moves else values[best]
@@ -213,7 +211,7 @@ def analyse(record: Record) -> Analysis:
                         reasons(rolled, moves[best]),
                     )
                 )
-        kinds = sorted(_kinds(step.events, colour) & {"capture", "flight", "three-sixes"})
+        kinds = _happenings(step.events, colour)
         if kinds:
             before, after = chances[step.number], chances[step.number + 1]
             change = {c: round(after[c] - before[c], 4) for c in players}

@@ -136,6 +136,7 @@ class MoveTable:
         "movable",
         "paths",
         "rules",
+        "stacks",
         "third_six_can_fire",
         "three_sixes",
         "together",
@@ -152,6 +153,11 @@ class MoveTable:
         )
         self.together = rules.stacking == "together"
         """Own planes on one cell move as one stack."""
+        self.stacks: tuple[bool, ...] = tuple(
+            self.together and STACK_FIRST <= progress <= STACK_LAST for progress in range(HANGAR, CENTRE + 1)
+        )
+        """stacks[p + 1]: own planes together at progress p are a stack (they move as one,
+        named by the lowest plane)."""
         self.three_sixes = rules.three_sixes != "none"
         """A third six in a row forbids a move (and sends planes home)."""
         self.extra_roll: tuple[bool, ...] = tuple(face in rules.extra_roll for face in range(7))

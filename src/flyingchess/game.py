@@ -17,8 +17,6 @@ from typing import Final, Literal, NamedTuple
 
 from .board import CENTRE, COLOURS, HANGAR, PLANES_PER_COLOUR, SEAT
 from .compiled import (
-    STACK_FIRST,
-    STACK_LAST,
     CompiledGame,
     Effect,
     MoveTable,
@@ -259,7 +257,7 @@ def _legal_moves(state: State, roll: int, table: MoveTable) -> tuple[int, ...]:
             for index in _PLANE_INDICES
             if mine[index] in movable
             # a stack is named by its lowest plane
-            and not (STACK_FIRST <= mine[index] <= STACK_LAST and mine[index] in mine[:index])
+            and not (table.stacks[mine[index] + 1] and mine[index] in mine[:index])
         ]
     )
 
@@ -267,10 +265,12 @@ def _legal_moves(state: State, roll: int, table: MoveTable) -> tuple[int, ...]:
 def carried_planes(state: State, plane: int) -> tuple[int, ...]:
     """The planes that move when `plane` is chosen: its stack under stacking: together."""
     mine = state.planes[state.turn]
-    progress = mine[plane]
-    if move_table(state.rules).together and STACK_FIRST <= progress <= STACK_LAST:
-        return tuple(i for i, p in enumerate(mine) if p == progress)
-    return (plane,)
+    start = mine[plane]
+    return _stack(mine, start) if move_table(state.rules).stacks[start + 1] else (plane,)
+
+
+def _stack(mine: tuple[int, ...], start: int) -> tuple[int, ...]:
+    return tuple(i for i, p in enumerate(mine) if p == start)
 
 
 def roll(state: State, value: int) -> tuple[State, list[Event]]:
@@ -323,6 +323,14 @@ def apply_unchecked(state: State, plane: int | None) -> State:
     """The fast path: `apply` without checks or events, for simulation and search."""
     assert state.roll is not None
     return _apply(state, state.roll, plane, _compiled(state), None)
+
+
+def apply_narrated(state: State, plane: int | None) -> tuple[State, list[Event]]:
+    """`apply` without its checks, for a move `legal_moves` gave: the fast path with the
+    events (what a bot or a preview weighing every candidate wants)."""
+    assert state.roll is not None
+    events: list[Event] = []
+    return _apply(state, state.roll, plane, _compiled(state), events), events
 
 
 def moves_unchecked(state: State, roll_value: int) -> tuple[int, ...]:
@@ -440,8 +448,8 @@ def _apply(state: State, roll_value: int, plane: int | None, game: CompiledGame,
         path = table.paths[start + 1][roll_value]
         assert path is not None
         end = path.end
-        if table.together and STACK_FIRST <= start <= STACK_LAST and mine.count(start) > 1:
-            carried = tuple(i for i, p in enumerate(mine) if p == start)
+        if table.stacks[start + 1] and mine.count(start) > 1:
+            carried = _stack(mine, start)
             mine = tuple(end if p == start else p for p in mine)
         else:
             carried = (plane,)
@@ -542,7 +550,7 @@ def _end_of_move(
         if events is not None:
             events.append(ExtraRoll(players[turn]))
         return _new_state(State, (rules, players, planes, turn, None, sixes, last_moved, six_moved, ranking, False))
-    following = game.next_player[turn][_finished_bits(players, ranking)] if ranking else (turn + 1) % len(players)
+    following = game.next_player[turn][_finished_bits(players, ranking) if ranking else 0]
     if events is not None:
         events.append(TurnPassed(players[following]))
     return _new_state(State, (rules, players, planes, following, None, 0, (), (), ranking, False))

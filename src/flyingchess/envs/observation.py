@@ -16,8 +16,8 @@ from typing import Final
 import numpy as np
 
 from ..board import CENTRE, COLOURS, HANGAR, LANE_FIRST, RING_INDEX, RING_SIZE, SEAT, TAKEOFF
-from ..events import Captured, Flew, Jumped
-from ..game import State, apply, carried_planes, legal_moves
+from ..game import State, carried_planes, legal_moves
+from ..moves import move_info
 from ..rules import RULE_FEATURES, Rules, rule_flags
 
 PASS_ACTION: Final = 4
@@ -96,18 +96,17 @@ def observe(state: State, colour: str) -> np.ndarray:
 
 
 def _move_previews(state: State, vector: np.ndarray) -> None:
-    """The MOVES_AT entries: each legal plane's move, played on a copy by the engine."""
+    """The MOVES_AT entries: each legal plane's move, as the engine plays it (moves.py)."""
     mask = action_mask(state)
     for plane in range(4):
         if not mask[plane]:
             continue
-        after, events = apply(state, plane)
-        lands = after.planes[state.turn][plane]
+        move = move_info(state, plane)
         at = MOVES_AT + plane * MOVE_FEATURES
-        vector[at] = max(lands, 0) / CENTRE
-        vector[at + 1] = any(isinstance(event, Captured) for event in events)
-        vector[at + 2] = any(isinstance(event, (Jumped, Flew)) for event in events)
-        vector[at + 3] = lands == CENTRE
+        vector[at] = max(move.end, 0) / CENTRE
+        vector[at + 1] = move.captures
+        vector[at + 2] = move.special
+        vector[at + 3] = move.finish
 
 
 def action_mask(state: State, colour: str | None = None) -> np.ndarray:
@@ -130,10 +129,3 @@ def action_mask(state: State, colour: str | None = None) -> np.ndarray:
 
 def to_plane(action: int) -> int | None:
     return None if action == PASS_ACTION else int(action)
-
-
-def real_options(state: State) -> int:
-    """How many different moves the player to move has: planes at the same progress make
-    the same move (all four in the hangar on a 6 are one launch). 0 means a pass."""
-    planes = state.planes[state.turn]
-    return len({planes[move] for move in legal_moves(state)})

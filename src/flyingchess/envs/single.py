@@ -23,8 +23,9 @@ import numpy as np
 
 from ..bots import Bot, make_bot, seat_chooser
 from ..game import DEFAULT_PLAYERS, State, apply, new_game, play_out
+from ..moves import choices
 from .flyingchess_v0 import MAX_ROLLS, final_rewards, parse_rules
-from .observation import PASS_ACTION, action_mask, observe, real_options, to_plane
+from .observation import PASS_ACTION, action_mask, observe, to_plane
 from .render import RENDER_MODES, board_image, describe
 from .vector import single_spaces
 
@@ -79,7 +80,7 @@ class FlyingChessEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
         """Whether the agent is asked about this rolled state (else its move plays itself)."""
         if state.players[state.turn] != self.colour:
             return False
-        return not self.skip_forced or real_options(state) > 1
+        return not self.skip_forced or choices(state) > 1
 
     def _choose(self, state: State, roll_value: int, moves: tuple[int, ...]) -> int | None:
         if state.players[state.turn] == self.colour:  # a forced move of the agent's

@@ -177,7 +177,7 @@ def move_previews(game: BatchGame, rolls: Indices, games: Indices) -> Floats:
 
 def real_options(game: BatchGame, rolls: npt.ArrayLike) -> npt.NDArray[np.int8]:
     """How many different moves the player to move has in each game (planes at the same
-    progress make the same move); 0 means a pass. As `observation.real_options`."""
+    progress make the same move); 0 means a pass. As `moves.choices` for one game."""
     legal = game.move_mask(rolls)
     planes = game.mover_planes()
     new = legal.copy()

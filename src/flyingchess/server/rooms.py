@@ -24,18 +24,17 @@ from dataclasses import replace
 from typing import Any, Final, Protocol, cast
 
 from ..bots import Bot, make_bot, playable, seat_chooser
-from ..events import Bounced, Captured, Event, Flew, Jumped
+from ..events import Event
 from ..fair_dice import MAX_CONTRIBUTIONS, DiceProof, ProofError
 from ..game import (
     IllegalMoveError,
     State,
     Turn,
-    apply,
-    carried_planes,
     legal_moves,
     play_out,
     roll,
 )
+from ..moves import move_infos
 from ..record import Record, canonical_state, parse_action, replay_actions
 from ..rules import Rules
 from .async_store import LoopStore
@@ -107,29 +106,6 @@ def rules_summary(rules: Rules) -> tuple[dict[str, Any], str | None]:
     """A game's rules as pages see them, and their preset's name: the same for every
     update of a game, so worked out once (read-only: shared by every snapshot)."""
     return rules.to_json(), rules.preset_name()
-
-
-def describe_move(state: State, plane: int) -> dict[str, Any]:
-    """What a legal move does, from the engine's own events (the page's hover preview)."""
-    after, events = apply(state, plane)
-    planes = carried_planes(state, plane)
-    start = state.planes[state.turn][plane]
-    return {
-        "plane": plane,
-        "planes": list(planes),
-        "from": start,
-        "to": after.planes[state.turn][plane],
-        "launch": start == -1,
-        "jump": any(isinstance(e, Jumped) for e in events),
-        "flight": any(isinstance(e, Flew) for e in events),
-        "bounce": any(isinstance(e, Bounced) for e in events),
-        "captures": [
-            {"colour": e.colour, "planes": list(e.planes), "progress": e.progress, "cause": e.cause}
-            for e in events
-            if isinstance(e, Captured)
-        ],
-        "events": [e.to_json() for e in events],
-    }
 
 
 class Room:
@@ -215,7 +191,7 @@ class Room:
         rules, rules_name = rules_summary(session.rules)
         moves = []
         if state.phase == "move":
-            moves = [describe_move(state, plane) for plane in legal_moves(state)]
+            moves = [move.to_json() for move in move_infos(state)]
         return {
             "id": self.id,
             "created": iso_time(session.created),

@@ -451,10 +451,10 @@ export function globeSvg(size = 18) {
 
 // ---------------------------------------------------------------- choices among legal moves
 
-/** Moves alike for the player: they start and end on the same places and carry as many
- *  planes (any of two planes in the hangar with a six, say). */
+/** Moves alike for the player, as the server says (docs/protocol.md, `choice`: any of
+ *  two planes in the hangar with a six, say). */
 export function choiceKey(move) {
-  return `${move.from}:${move.to}:${(move.planes || []).length}`;
+  return move.choice;
 }
 
 /** Whether the legal moves offer one real choice. */
