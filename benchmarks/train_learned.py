@@ -36,7 +36,7 @@ import numpy as np
 
 from flyingchess import PRESETS, Rules
 from flyingchess.bots.learned import FEATURE_NAMES, FEATURES, win_chance
-from flyingchess.envs.batch import PASS, BatchGame, heuristic_actions, random_actions
+from flyingchess.envs.batch import PASS_ACTION, BatchGame, heuristic_actions, random_actions
 from flyingchess.envs.training import batch_actions, batch_afterstates, batch_features, batch_winner
 
 CONFIGS = [("classic", 2), ("classic", 2), ("classic", 3), ("classic", 4)] + [
@@ -60,7 +60,7 @@ def train_round(
         mask = game.move_mask(rolls)
         me = game.turn.astype(np.intp)
         found, _ = batch_afterstates(game, rolls, mask, weights)
-        actions = np.where(mask.any(axis=1), np.argmax(found, axis=1), PASS)
+        actions = np.where(mask.any(axis=1), np.argmax(found, axis=1), PASS_ACTION)
         explore = rng.random(batch) < epsilon
         actions = np.where(explore, random_actions(mask, rng), actions)
         game.step_unchecked(rolls, actions)
@@ -104,9 +104,9 @@ def play_against(
         mine = batch_actions(game, rolls, weights)
         theirs = random_actions(mask, rng) if opponent == "random" else heuristic_actions(game, rolls, mask)
         decided = batch_winner(game) >= 0
-        actions = np.where(decided, PASS, np.where(game.turn == seat, mine, theirs))
+        actions = np.where(decided, PASS_ACTION, np.where(game.turn == seat, mine, theirs))
         rolls = np.where(decided, 1, rolls)
-        game.step_unchecked(rolls, np.where(mask.any(axis=1) & ~decided, actions, PASS))
+        game.step_unchecked(rolls, np.where(mask.any(axis=1) & ~decided, actions, PASS_ACTION))
     return float((batch_winner(game) == seat).mean())
 
 

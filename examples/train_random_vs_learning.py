@@ -23,7 +23,7 @@ import numpy as np
 
 from flyingchess import Rules
 from flyingchess.bots.learned import FEATURE_NAMES, FEATURES, win_chance
-from flyingchess.envs.batch import PASS, BatchGame, random_actions
+from flyingchess.envs.batch import PASS_ACTION, BatchGame, random_actions
 from flyingchess.envs.training import batch_actions, batch_afterstates, batch_features, batch_winner
 
 LEARNER = 0
@@ -50,7 +50,7 @@ def train(weights: np.ndarray, games: int, steps: int, alpha: float, epsilon: fl
         mask = game.move_mask(rolls)
         learner = game.turn == LEARNER
         found, _ = batch_afterstates(game, rolls, mask, weights)
-        greedy = np.where(mask.any(axis=1), np.argmax(found, axis=1), PASS)
+        greedy = np.where(mask.any(axis=1), np.argmax(found, axis=1), PASS_ACTION)
         explore = rng.random(games) < epsilon
         mine = np.where(explore, random_actions(mask, rng), greedy)
         game.step_unchecked(rolls, np.where(learner, mine, random_actions(mask, rng)))

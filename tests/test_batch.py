@@ -24,7 +24,7 @@ from flyingchess.rules import PRESETS
 
 np = pytest.importorskip("numpy")
 from flyingchess.envs.batch import (
-    PASS,
+    PASS_ACTION,
     BatchGame,
     heuristic_actions,
     play_random_games,
@@ -54,8 +54,8 @@ def check_masks(game: BatchGame, rolled: State, index: int, moves_mask: np.ndarr
     moves = legal_moves(rolled)
     assert tuple(np.flatnonzero(moves_mask[index])) == moves
     nameable = sorted({plane for move in moves for plane in carried_planes(rolled, move)})
-    assert list(np.flatnonzero(action_mask[index, :PASS])) == nameable
-    assert bool(action_mask[index, PASS]) == (not moves)
+    assert list(np.flatnonzero(action_mask[index, :PASS_ACTION])) == nameable
+    assert bool(action_mask[index, PASS_ACTION]) == (not moves)
 
 
 def check_move_facts(facts: tuple[np.ndarray, ...], alike: np.ndarray, rolled: State, index: int) -> None:
@@ -115,8 +115,8 @@ def play_lockstep(
                 check_move_facts(facts, alike, rolled, i)
                 if policy == "heuristic":
                     choice = bot.choose(rolled)
-                    assert (PASS if choice is None else choice) == actions[i], (rolled.describe(), dice[i])
-                states[i], happened = apply(rolled, None if actions[i] == PASS else int(actions[i]))
+                    assert (PASS_ACTION if choice is None else choice) == actions[i], (rolled.describe(), dice[i])
+                states[i], happened = apply(rolled, None if actions[i] == PASS_ACTION else int(actions[i]))
                 events.update(type(event).__name__ for event in happened)
                 events.update(
                     "stack moved" for event in happened if type(event).__name__ == "Stepped" and len(event.planes) > 1
@@ -173,7 +173,7 @@ def test_step_random_plays_legal_moves_the_engine_agrees_with() -> None:
         for i, state in enumerate(states):
             if not state.over:
                 rolled, _ = roll(state, int(dice[i]))
-                states[i], _ = apply(rolled, None if actions[i] == PASS else int(actions[i]))
+                states[i], _ = apply(rolled, None if actions[i] == PASS_ACTION else int(actions[i]))
             assert state_key(game.to_state(i)) == state_key(states[i])
 
 
@@ -183,11 +183,11 @@ def test_illegal_actions_are_refused_and_change_nothing() -> None:
     with pytest.raises(ValueError, match="game 1: action 0 is illegal with roll 3"):
         game.step([6, 3, 6], [0, 0, 0])  # nothing launches on a 3
     with pytest.raises(ValueError, match="game 0: action 4 is illegal"):
-        game.step([6, 6, 6], [PASS, 0, 0])  # a pass while a launch is possible
+        game.step([6, 6, 6], [PASS_ACTION, 0, 0])  # a pass while a launch is possible
     with pytest.raises(ValueError, match="roll 7"):
         game.step([6, 7, 6], [0, 0, 0])
     assert (game.positions == before).all() and game.rolls.sum() == 0
-    game.step([6, 3, 6], [2, PASS, 1])
+    game.step([6, 3, 6], [2, PASS_ACTION, 1])
     assert game.positions[:, 0].tolist() == [[-1, -1, 0, -1], [-1] * 4, [-1, 0, -1, -1]]
 
 

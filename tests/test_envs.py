@@ -110,7 +110,7 @@ def test_gymnasium_episode_and_illegal_action() -> None:
     illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
     observation, reward, terminated, _, info = env.step(illegal)
     assert reward == -1.0 and terminated and info["illegal_action"]
-    # the episode is over: no more moves until a reset, and the mask says only PASS
+    # the episode is over: no more moves until a reset, and the mask says only PASS_ACTION
     assert list(observation["action_mask"]) == [0, 0, 0, 0, 1]
     with pytest.raises(RuntimeError, match="call reset"):
         env.step(PASS_ACTION)

@@ -15,7 +15,7 @@ from pettingzoo.test import api_test
 import flyingchess.envs  # noqa: F401  (registers FlyingChess-v0)
 from flyingchess import Rules, apply, roll
 from flyingchess.envs import flyingchess_v0
-from flyingchess.envs.batch import PASS, BatchGame
+from flyingchess.envs.batch import PASS_ACTION, BatchGame
 from flyingchess.envs.observation import (
     DIE_AT,
     OBSERVATION_SIZE,
@@ -104,7 +104,7 @@ def test_a_finished_game_gives_the_engines_rewards_and_restarts_in_the_same_step
             assert games.game.rolls[index] < 40 and not games.game.over[index]
             assert mask[index].any()
             final_mask = info["final_action_mask"][index]
-            assert list(final_mask) == [False, False, False, False, True]  # over: PASS only
+            assert list(final_mask) == [False, False, False, False, True]  # over: PASS_ACTION only
         assert mask.any(axis=1).all()  # never an all-false mask
         assert (reward[~terminated] == 0).all()
 
@@ -138,7 +138,7 @@ def test_idle_games_wait_unchanged_while_the_others_play() -> None:
                 assert game.to_state(index) == before[index]
             else:
                 rolled, _ = roll(before[index], int(rolls[index]))
-                plane = None if actions[index] == PASS else int(actions[index])
+                plane = None if actions[index] == PASS_ACTION else int(actions[index])
                 expected, _ = apply(rolled, plane)
                 assert game.to_state(index) == expected._replace(
                     last_moved=tuple(sorted(set(expected.last_moved))),

@@ -15,7 +15,7 @@ engine's `State` (tests/test_batch.py compares every state after every roll).
         rolls = game.roll(rng)
         game.step(rolls, random_actions(game.move_mask(rolls), rng))
 
-Actions are plane indices 0..3 (any plane of a stack names the stack) or `PASS` (4),
+Actions are plane indices 0..3 (any plane of a stack names the stack) or `PASS_ACTION` (4),
 legal only when no plane can move. Finished games stay frozen: `step` ignores their
 rolls and actions.
 
@@ -39,8 +39,9 @@ from ..compiled import FACES, STACK_FIRST, STACK_LAST, CompiledGame, MoveTable, 
 from ..game import DEFAULT_PLAYERS, State, validate_players
 from ..rules import Rules
 
-PASS: Final = 4
-"""The action that passes (legal only when no plane may move)."""
+PASS_ACTION: Final = PLANES_PER_COLOUR
+"""Actions 0..3 move that plane (any plane of a stack names the stack); action 4 passes
+(legal only when no plane may move). Every environment and the simulator number them so."""
 ACTIONS: Final = PLANES_PER_COLOUR + 1
 
 Int8s = npt.NDArray[np.int8]
@@ -78,8 +79,8 @@ def _byte_masks() -> Words:
 
 def _choice_table() -> Indices:
     """_CHOICE_TABLE[bits * 72 + draw]: the plane that pick draw % 12 chooses among the
-    planes in `bits` (PASS when there are none)."""
-    table = np.full(16 * _DRAWS, PASS, np.intp)
+    planes in `bits` (PASS_ACTION when there are none)."""
+    table = np.full(16 * _DRAWS, PASS_ACTION, np.intp)
     for bits in range(1, 16):
         planes = [plane for plane in range(PLANES_PER_COLOUR) if bits >> plane & 1]
         for draw in range(_DRAWS):
@@ -405,7 +406,7 @@ class BatchGame:
         movable &= ~(self._penalty(indices) | self.over)[:, None]
         mask = np.empty((self.batch, ACTIONS), np.bool_)
         mask[:, :PLANES_PER_COLOUR] = movable
-        mask[:, PASS] = ~movable.any(axis=1)
+        mask[:, PASS_ACTION] = ~movable.any(axis=1)
         return mask
 
     def mover_planes(self) -> Int8s:
@@ -433,7 +434,7 @@ class BatchGame:
     # ----------------------------------------------------------------- stepping
 
     def step(self, rolls: npt.ArrayLike, actions: npt.ArrayLike, idle: Bools | None = None) -> None:
-        """Play one roll in every game: `rolls` 1..6, `actions` a plane 0..3 or PASS.
+        """Play one roll in every game: `rolls` 1..6, `actions` a plane 0..3 or PASS_ACTION.
 
         Raises ValueError naming the first game with a bad roll or an illegal action, and
         then changes nothing. Games already over ignore their roll and action, and so do
@@ -443,15 +444,15 @@ class BatchGame:
             raise ValueError(f"rolls and actions must both have shape ({self.batch},)")
         waiting = self.over if idle is None else self.over | idle
         rolls_in = np.where(waiting, 1, rolls_in)
-        actions_in = np.where(waiting, PASS, actions_in)
+        actions_in = np.where(waiting, PASS_ACTION, actions_in)
         bad_roll = (rolls_in < 1) | (rolls_in > 6)
         if bad_roll.any():
             game = int(np.argmax(bad_roll))
             raise ValueError(f"game {game}: roll {int(rolls_in[game])} is not a die value 1..6")
         mask = self.action_mask(rolls_in)
         mask[waiting] = False
-        mask[waiting, PASS] = True
-        named = np.clip(actions_in, 0, PASS)
+        mask[waiting, PASS_ACTION] = True
+        named = np.clip(actions_in, 0, PASS_ACTION)
         bad = ~mask[np.arange(self.batch), named] | (actions_in != named)
         if bad.any():
             game = int(np.argmax(bad))
@@ -464,14 +465,14 @@ class BatchGame:
 
     def step_unchecked(self, rolls: npt.ArrayLike, actions: npt.ArrayLike, idle: Bools | None = None) -> None:
         """`step` without checks: rolls 1..6 for every game (over or not) and actions
-        taken from `action_mask` or `move_mask` (so PASS in games over or under a third
+        taken from `action_mask` or `move_mask` (so PASS_ACTION in games over or under a third
         six, and in the `idle` games, which wait unchanged). Anything else leaves the
         games in states the rules never reach."""
         rows = self._mover_rows()
         indices = _as_indices(rolls)
         actions_in, penalty = _as_indices(actions), self._penalty(indices)
         if idle is not None:
-            actions_in = np.where(idle, PASS, actions_in)
+            actions_in = np.where(idle, PASS_ACTION, actions_in)
             penalty &= ~idle
         self._advance(rows, self._flat_words[rows], indices, actions_in, penalty, idle)
 
@@ -495,7 +496,7 @@ class BatchGame:
         """The move (or pass, or three-sixes penalty) and its consequences in every game
         not `idle`; `before` holds the mover's planes, at `rows` of the flat word array."""
         arrays = self.arrays
-        moved = actions != PASS
+        moved = actions != PASS_ACTION
         # the named plane's progress byte, and the path it takes with the roll (0: none)
         start = (before >> _ACTION_SHIFTS[actions]) & np.uint32(0xFF)
         paths = (start.astype(np.intp) * _FACES + rolls) * moved
@@ -626,7 +627,7 @@ class BatchGame:
 
 
 def random_actions(mask: Bools, rng: np.random.Generator) -> Indices:
-    """A uniformly random true plane column of each row of `mask` ([B, 4] or [B, 5]); PASS
+    """A uniformly random true plane column of each row of `mask` ([B, 4] or [B, 5]); PASS_ACTION
     where no plane column is true. Give `move_mask` for a uniform choice among moves."""
     picks = rng.integers(0, _CHOICES, size=mask.shape[0], dtype=np.int16)
     actions: Indices = _CHOICE_TABLE[_bool_bits(mask[:, :PLANES_PER_COLOUR]).astype(np.intp) * _DRAWS + picks]
@@ -643,7 +644,7 @@ def heuristic_actions(game: BatchGame, rolls: npt.ArrayLike, mask: Bools | None 
     start, captures, special = game.move_facts(indices)
     category = np.select([captures, special, start == HANGAR], [3, 2, 1], 0)
     keys = np.where(legal, category * 64 + start.astype(np.int16) + 1, -1)
-    actions: Indices = np.where(keys.max(axis=1) >= 0, np.argmax(keys, axis=1), PASS)
+    actions: Indices = np.where(keys.max(axis=1) >= 0, np.argmax(keys, axis=1), PASS_ACTION)
     return actions
 
 
@@ -701,7 +702,7 @@ def play_random_games(
 
 __all__ = [
     "ACTIONS",
-    "PASS",
+    "PASS_ACTION",
     "BatchGame",
     "GameSummary",
     "RuleArrays",

@@ -5,7 +5,7 @@
 
 Agents are colour names (or "player_0".. with `agent_names="player"`). Each observation
 is {"observation", "action_mask"}; the acting agent always sees the die already rolled,
-the others a mask allowing only PASS. `state()` is the whole position (for centralised
+the others a mask allowing only PASS_ACTION. `state()` is the whole position (for centralised
 critics). Rewards come once, at the end (see `final_rewards`). The die comes from the
 environment's `np_random`: `reset(seed=s)` seeds it, a later `reset()` goes on from it,
 so a run of episodes is reproducible from one seed. A thin adapter over the engine: no
@@ -23,25 +23,12 @@ from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..game import State, apply, new_game, roll
+from ..game import apply, new_game, roll
 from ..rules import Rules
-from .observation import ACTIONS, OBSERVATION_SIZE, action_mask, observe, to_plane
+from .batch import ACTIONS
+from .episode import EPISODE_MAX_ROLLS, final_rewards, parse_rules
+from .observation import OBSERVATION_SIZE, action_mask, observe, to_plane
 from .render import RENDER_MODES, board_image, describe
-
-MAX_ROLLS = 20_000
-
-
-def final_rewards(state: State) -> dict[str, float]:
-    """Zero-sum end rewards. `end: ranking`: +1 for first place down to -1 for last, in
-    equal steps. `end: first`: +1 for the winner, -1/(n-1) for each other player."""
-    n = len(state.players)
-    if state.rules.end == "ranking":
-        return {colour: (n + 1 - 2 * (place + 1)) / (n - 1) for place, colour in enumerate(state.ranking)}
-    return {colour: 1.0 if colour == state.winner else -1.0 / (n - 1) for colour in state.players}
-
-
-def parse_rules(rules: str | Rules | dict[str, Any]) -> Rules:
-    return rules if isinstance(rules, Rules) else Rules.from_json(rules)
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -145,7 +132,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
             self.terminations = dict.fromkeys(self.agents, True)
         else:
             self.state_now, _ = roll(after, self._die())
-            if self.rolls >= MAX_ROLLS:
+            if self.rolls >= EPISODE_MAX_ROLLS:
                 self.truncations = dict.fromkeys(self.agents, True)
             self.agent_selection = self.agent_of[self.state_now.players[self.state_now.turn]]
         self._accumulate_rewards()

@@ -19,10 +19,7 @@ from ..board import CENTRE, COLOURS, HANGAR, LANE_FIRST, RING_INDEX, RING_SIZE, 
 from ..game import State, carried_planes, legal_moves
 from ..moves import move_info
 from ..rules import RULE_FEATURES, Rules, rule_flags
-
-PASS_ACTION: Final = 4
-"""Actions 0..3 move that plane (any plane of a stack); action 4 passes."""
-ACTIONS: Final = 5
+from .batch import ACTIONS, PASS_ACTION
 
 PLANE_FEATURES: Final = 7  # hangar, takeoff, ring, lane, centre, progress, relative ring cell
 SEAT_FEATURES: Final = 2 + 4 * PLANE_FEATURES
@@ -112,7 +109,7 @@ def _move_previews(state: State, vector: np.ndarray) -> None:
 def action_mask(state: State, colour: str | None = None) -> np.ndarray:
     """Which actions `colour` (default: the player to move) may take. Never all zero, so
     masked sampling always has an action: where the observer has nothing to decide (the
-    game is over, the die is not rolled, or another player is to move) only PASS is
+    game is over, the die is not rolled, or another player is to move) only PASS_ACTION is
     allowed, and a step with it is ignored or refused by the environments."""
     mask = np.zeros(ACTIONS, dtype=np.int8)
     if state.phase != "move" or (colour is not None and state.colour != colour):

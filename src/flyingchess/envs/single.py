@@ -24,8 +24,9 @@ import numpy as np
 from ..bots import Bot, make_bot, seat_chooser
 from ..game import DEFAULT_PLAYERS, State, apply, new_game, play_out
 from ..moves import choices
-from .flyingchess_v0 import MAX_ROLLS, final_rewards, parse_rules
-from .observation import PASS_ACTION, action_mask, observe, to_plane
+from .batch import PASS_ACTION
+from .episode import EPISODE_MAX_ROLLS, final_rewards, parse_rules
+from .observation import action_mask, observe, to_plane
 from .render import RENDER_MODES, board_image, describe
 from .vector import single_spaces
 
@@ -69,7 +70,7 @@ class FlyingChessEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
         return {"observation": observe(self.state, self.colour), "action_mask": self.action_masks().astype(np.int8)}
 
     def action_masks(self) -> np.ndarray:
-        """bool [5]: the actions the agent may take now (only PASS once the episode is over)."""
+        """bool [5]: the actions the agent may take now (only PASS_ACTION once the episode is over)."""
         if self.ended:
             mask = np.zeros(PASS_ACTION + 1, np.bool_)
             mask[PASS_ACTION] = True
@@ -96,7 +97,7 @@ class FlyingChessEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
             lambda: self.dice.randint(1, 6),
             until=lambda waiting, roll_value: self._asks(waiting._replace(roll=roll_value)),
             checked=True,
-            max_rolls=MAX_ROLLS - self.rolls,
+            max_rolls=EPISODE_MAX_ROLLS - self.rolls,
         )
         self.rolls += actions + (state.roll is not None)  # the roll the agent now moves with
         return state
@@ -117,7 +118,7 @@ class FlyingChessEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
         while True:  # with skip_forced a game may end before the agent has a real choice: deal again
             self.rolls = 0
             self.state = self._play_opponents(new_game(self.players, self.rules))
-            if not self.state.over and self.rolls < MAX_ROLLS:
+            if not self.state.over and self.rolls < EPISODE_MAX_ROLLS:
                 break
         self._render_human()
         return self._observation(), {"colour": self.colour}
@@ -131,7 +132,7 @@ class FlyingChessEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
         after, _ = apply(self.state, to_plane(int(action)))
         self.state = self._play_opponents(after)
         reward = final_rewards(self.state).get(self.colour, 0.0) if self.state.over else 0.0
-        truncated = not self.state.over and self.rolls >= MAX_ROLLS
+        truncated = not self.state.over and self.rolls >= EPISODE_MAX_ROLLS
         self.ended = self.state.over or truncated
         self._render_human()
         return self._observation(), reward, self.state.over, truncated, {"colour": self.colour}

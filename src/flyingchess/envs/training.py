@@ -17,7 +17,7 @@ import numpy.typing as npt
 from ..board import PLANES_PER_COLOUR
 from ..bots.learned import FEATURES, Floats, feature_tables, features, scores
 from ..bots.value import ValueNet, encode, value_tables
-from .batch import PASS, BatchGame
+from .batch import PASS_ACTION, BatchGame
 
 
 def batch_features(game: BatchGame, me: npt.ArrayLike) -> Floats:
@@ -55,7 +55,7 @@ def batch_afterstates(
 
 
 def batch_actions(game: BatchGame, rolls: npt.ArrayLike, weights: Floats) -> npt.NDArray[np.intp]:
-    """The learned bot's choice in every game of a batch (PASS, 4, where nothing is legal);
+    """The learned bot's choice in every game of a batch (PASS_ACTION, 4, where nothing is legal);
     ties go to the lowest plane, as in `LearnedBot`."""
     mask = game.move_mask(rolls)
     found, _ = batch_afterstates(game, rolls, mask, weights)
@@ -80,11 +80,11 @@ def mover_chances(game: BatchGame, me: npt.ArrayLike, net: ValueNet) -> Floats:
 
 def value_actions(game: BatchGame, rolls: npt.ArrayLike, net: ValueNet) -> npt.NDArray[np.intp]:
     """The value network's 1-ply choice in every game: the legal move after which the
-    mover's chance to finish first is highest (ties to the lowest plane; PASS where
+    mover's chance to finish first is highest (ties to the lowest plane; PASS_ACTION where
     nothing is legal). Only games with two or more legal moves are looked into."""
     rolls = np.asarray(rolls)
     mask = game.move_mask(rolls)
-    actions: npt.NDArray[np.intp] = np.where(mask.any(axis=1), np.argmax(mask, axis=1), PASS)
+    actions: npt.NDArray[np.intp] = np.where(mask.any(axis=1), np.argmax(mask, axis=1), PASS_ACTION)
     choose = np.flatnonzero(mask.sum(axis=1) >= 2)
     if not len(choose):
         return actions
@@ -99,7 +99,7 @@ def value_actions(game: BatchGame, rolls: npt.ArrayLike, net: ValueNet) -> npt.N
             continue
         after = copy.copy(sub)
         after.keep(everything)  # fresh arrays: `sub` is untouched
-        after.step_unchecked(rolls[choose], np.where(legal, plane, PASS))
+        after.step_unchecked(rolls[choose], np.where(legal, plane, PASS_ACTION))
         values[:, plane] = np.where(legal, mover_chances(after, me, net), -np.inf)
     actions[choose] = np.argmax(values, axis=1)
     return actions

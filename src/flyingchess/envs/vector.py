@@ -35,10 +35,9 @@ from ..board import CENTRE, HANGAR, LANE_FIRST, PLANES_PER_COLOUR, RING_INDEX, R
 from ..bots import Bot, make_bot
 from ..game import roll
 from ..rules import Rules
-from .batch import PASS, BatchGame, Bools, Indices, heuristic_actions, random_actions
-from .flyingchess_v0 import MAX_ROLLS, parse_rules
+from .batch import ACTIONS, PASS_ACTION, BatchGame, Bools, Indices, heuristic_actions, random_actions
+from .episode import EPISODE_MAX_ROLLS, end_rewards, parse_rules
 from .observation import (
-    ACTIONS,
     DIE_AT,
     LAST_MOVED_AT,
     MOVE_FEATURES,
@@ -189,9 +188,9 @@ def real_options(game: BatchGame, rolls: npt.ArrayLike) -> npt.NDArray[np.int8]:
 
 
 def first_legal(mask: Bools) -> Indices:
-    """The lowest legal plane of each row of a [B, 5] mask, else PASS."""
+    """The lowest legal plane of each row of a [B, 5] mask, else PASS_ACTION."""
     planes = mask[:, :PLANES_PER_COLOUR]
-    actions: Indices = np.where(planes.any(axis=1), np.argmax(planes, axis=1), PASS)
+    actions: Indices = np.where(planes.any(axis=1), np.argmax(planes, axis=1), PASS_ACTION)
     return actions
 
 
@@ -234,7 +233,7 @@ class EngineBot(Opponent):
         for index in np.flatnonzero(rows):
             state, _ = roll(game.to_state(int(index)), int(rolls[index]))
             plane = self.bot.choose(state)
-            chosen.append(PASS if plane is None else plane)
+            chosen.append(PASS_ACTION if plane is None else plane)
         return np.array(chosen, np.intp)
 
 
@@ -319,7 +318,7 @@ class VectorGames:
         opponents: OpponentSpec | Sequence[OpponentSpec] = "heuristic",
         seat: int | None = None,
         skip_forced: bool = False,
-        max_rolls: int = MAX_ROLLS,
+        max_rolls: int = EPISODE_MAX_ROLLS,
         seed: int | None = None,
     ) -> None:
         if num_games < 1:
@@ -379,7 +378,7 @@ class VectorGames:
         """bool [N, 5]: the learners' legal actions (never all false)."""
         mask = self.game.action_mask(np.where(self.waiting, self.rolls, 1))
         mask[~self.waiting] = False
-        mask[~self.waiting, PASS] = True
+        mask[~self.waiting, PASS_ACTION] = True
         return mask
 
     def step(self, actions: npt.ArrayLike) -> Step:
@@ -478,7 +477,7 @@ class VectorGames:
             moving = todo & ~(mine & ~forced)
             if not moving.any():
                 continue
-            actions = np.full(game.batch, PASS, np.intp)
+            actions = np.full(game.batch, PASS_ACTION, np.intp)
             if forced.any():
                 actions[forced] = first_legal(game.action_mask(rolls))[forced]
             theirs = moving & ~mine
@@ -498,13 +497,9 @@ class VectorGames:
 
     def _rewards(self) -> Floats:
         """The learners' end rewards, as the single environments give them."""
-        n = len(self.players)
-        if self.game.arrays.end_first:
-            won = self.game.winner == self.seat
-            rewards: Floats = np.where(won, 1.0, -1.0 / (n - 1)).astype(np.float32)
-            return rewards
-        place = self._places()
-        rewards = ((n + 1 - 2 * (place + 1)) / (n - 1)).astype(np.float32)
+        game = self.game
+        won = game.winner == self.seat
+        rewards: Floats = end_rewards(len(self.players), game.arrays.end_first, won, self._places()).astype(np.float32)
         return rewards
 
 

@@ -133,15 +133,15 @@ class Join:
     name: str
 
 
-SeatKind = Literal["human", "bot", "open"]
+HostSeatKind = Literal["human", "bot", "open"]
 """Seat kinds a host may set: played on the host's device, by a bot, or open to join."""
-SEAT_KINDS: Final = get_args(SeatKind)
+HOST_SEAT_KINDS: Final = get_args(HostSeatKind)
 
 
 @dataclass(frozen=True)
 class SetSeat:
     colour: str
-    kind: SeatKind
+    kind: HostSeatKind
     bot: str | None
 
 
@@ -217,12 +217,12 @@ def _join(data: Mapping[str, Any]) -> Message:
 def _set_seat(data: Mapping[str, Any]) -> Message:
     _expect_only(data, {"colour", "kind", "bot"})
     kind = data.get("kind")
-    if kind not in SEAT_KINDS:
-        raise ProtocolError("bad-message", f"kind must be one of {', '.join(SEAT_KINDS)}")
+    if kind not in HOST_SEAT_KINDS:
+        raise ProtocolError("bad-message", f"kind must be one of {', '.join(HOST_SEAT_KINDS)}")
     bot = data.get("bot")
     if kind == "bot" and not playable(bot):
         raise ProtocolError("bad-message", _not_playable(bot))
-    seat_kind = next(value for value in SEAT_KINDS if value == kind)
+    seat_kind = next(value for value in HOST_SEAT_KINDS if value == kind)
     return SetSeat(_colour(data), seat_kind, str(bot) if kind == "bot" else None)
 
 
@@ -385,7 +385,7 @@ def parse_seats(players: tuple[str, ...], seats: Any) -> dict[str, dict[str, str
     out: dict[str, dict[str, str]] = {}
     for colour in players:
         seat = seats.get(colour, {"kind": "human"})
-        if not isinstance(seat, dict) or seat.get("kind") not in SEAT_KINDS:
+        if not isinstance(seat, dict) or seat.get("kind") not in HOST_SEAT_KINDS:
             raise ProtocolError("bad-request", f"seat {colour}: kind must be human, bot or open")
         if seat["kind"] == "bot":
             if not playable(seat.get("bot")):

@@ -21,6 +21,9 @@ from typing import Any, Final, Literal, cast, get_args
 from .protocol import ProtocolError
 
 SeatKind = Literal["human", "bot", "open", "player"]
+"""What a seat is: played on the host's device, by a bot, open to join, or held by a
+player who joined from a device of their own (a host sets the first three:
+protocol.HostSeatKind)."""
 SEAT_KINDS: Final = frozenset(get_args(SeatKind))
 PLAYED_BY_PEOPLE: Final = frozenset({"human", "player"})
 AUTOPILOT_BOT: Final = "heuristic"

@@ -33,20 +33,20 @@ class ActionLog:
     room holds its whole game in memory, and a long one should cost kilobytes, not a
     tuple per action."""
 
-    PASS: Final = 7
+    PASS_CODE: Final = 7
 
     def __init__(self, actions: Iterable[tuple[int, int | None]] = ()) -> None:
-        self.data = bytearray(roll * 8 + (self.PASS if plane is None else plane) for roll, plane in actions)
+        self.data = bytearray(roll * 8 + (self.PASS_CODE if plane is None else plane) for roll, plane in actions)
 
     def append(self, roll: int, plane: int | None) -> None:
-        self.data.append(roll * 8 + (self.PASS if plane is None else plane))
+        self.data.append(roll * 8 + (self.PASS_CODE if plane is None else plane))
 
     def __len__(self) -> int:
         return len(self.data)
 
     def __iter__(self) -> Iterator[tuple[int, int | None]]:
         for byte in self.data:
-            yield byte >> 3, None if byte & 7 == self.PASS else byte & 7
+            yield byte >> 3, None if byte & 7 == self.PASS_CODE else byte & 7
 
     def pairs(self) -> list[tuple[int, int | None]]:
         return list(self)
