@@ -75,7 +75,7 @@ def browser_timings(repeats: int) -> dict[str, float]:
 
     from playwright.sync_api import sync_playwright
 
-    from flyingchess.server.process import ServerProcess as Server
+    from flyingchess.server.launch.process import ServerProcess as Server
 
     record = a_record(1000)
     results: dict[str, float] = {}

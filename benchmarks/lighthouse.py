@@ -23,7 +23,7 @@ import tempfile
 import urllib.request
 from pathlib import Path
 
-from flyingchess.server.process import ServerProcess as Server
+from flyingchess.server.launch.process import ServerProcess as Server
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -7,7 +7,7 @@
 
 One process (the default): `flyingchess serve --host 127.0.0.1 --trusted-proxy 127.0.0.1`
 with SQLite in a throw-away folder. `--processes N` starts N processes over a PostgreSQL
-and a Redis of their own (flyingchess.server.loopback starts them, as the tests do;
+and a Redis of their own (flyingchess.server.launch.loopback starts them, as the tests do;
 Debian's `postgresql` and `redis-server` must be installed), and `--nginx` puts nginx in front of them (else each
 client picks a process in turn). A list (`--processes 1,2`) measures each in turn,
 every one on fresh servers, and prints them side by side.
@@ -693,7 +693,7 @@ def main() -> None:
         parser.error("--disrupt needs --processes 2 or more")
     if args.disrupt is not None and not 0 < args.after < args.seconds:
         parser.error("--after must fall inside the run (0 < --after < --seconds)")
-    from flyingchess.server.loopback import missing
+    from flyingchess.server.launch.loopback import missing
 
     needed = (["postgres", "redis"] if max(counts) > 1 else []) + (["nginx"] if args.nginx else [])
     absent = missing(*needed)
@@ -714,10 +714,10 @@ def main() -> None:
 
 def measure(args: argparse.Namespace, processes: int) -> dict[str, Any]:
     """One run against `processes` fresh servers (and their own PostgreSQL, Redis, nginx)."""
-    from flyingchess.server.databases import open_database
-    from flyingchess.server.loopback import Nginx, Postgres, Redis, free_port
-    from flyingchess.server.process import ServerProcess as Server
-    from flyingchess.server.store import SqliteStore
+    from flyingchess.server.launch.loopback import Nginx, Postgres, Redis, free_port
+    from flyingchess.server.launch.process import ServerProcess as Server
+    from flyingchess.server.storage.databases import open_database
+    from flyingchess.server.storage.store import SqliteStore
 
     started: list[Any] = []
     with tempfile.TemporaryDirectory() as folder:

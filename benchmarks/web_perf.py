@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from flyingchess.server.process import ServerProcess as Server
+from flyingchess.server.launch.process import ServerProcess as Server
 
 WEB = Path(__file__).resolve().parent.parent / "src" / "flyingchess" / "web"
 

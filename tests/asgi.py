@@ -12,9 +12,9 @@ from urllib.parse import urljoin
 
 from starlette.testclient import TestClient, WebSocketTestSession
 
-from flyingchess.server.app import create_app
 from flyingchess.server.limits import Limits
-from flyingchess.server.store import SqliteStore
+from flyingchess.server.storage.store import SqliteStore
+from flyingchess.server.transport.app import create_app
 
 LOCAL = "http://localhost"
 JSON = {"content-type": "application/json"}

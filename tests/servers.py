@@ -6,10 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from flyingchess.server.process import ServerProcess
+from flyingchess.server.launch.process import ServerProcess
 
 Server = ServerProcess
-"""A real server process (flyingchess.server.process): the tests start it as users do."""
+"""A real server process (flyingchess.server.launch.process): the tests start it as users do."""
 
 
 def refused_start(data: Path, *options: str) -> subprocess.CompletedProcess[str]:

@@ -1,4 +1,4 @@
-"""The throwaway PostgreSQL, Redis and nginx of flyingchess.server.loopback, for tests:
+"""The throwaway PostgreSQL, Redis and nginx of flyingchess.server.launch.loopback, for tests:
 `require(...)` skips a test whose programs are not installed, with a notice saying
 what to install, except under FLYINGCHESS_REQUIRE_SERVICES=1 (CI), where it fails."""
 
@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from flyingchess.server.loopback import Nginx, Postgres, Redis, free_port, missing
+from flyingchess.server.launch.loopback import Nginx, Postgres, Redis, free_port, missing
 
 __all__ = ["Nginx", "Postgres", "Redis", "free_port", "require", "running"]
 

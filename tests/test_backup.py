@@ -122,7 +122,7 @@ def test_pg_dump_and_pg_restore_as_documented_keep_every_game_playable(tmp_path:
     database, a server on it: every game loads, replays and plays on."""
     import psycopg
 
-    from flyingchess.server.loopback import postgres_binary
+    from flyingchess.server.launch.loopback import postgres_binary
     from services import Postgres, require
 
     require("postgres")

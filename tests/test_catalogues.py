@@ -43,7 +43,7 @@ def test_every_option_value_preset_and_bot_has_a_label(language: str) -> None:
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_every_error_code_the_server_sends_has_a_message(language: str) -> None:
     codes: set[str] = set()
-    for path in SERVER.glob("*.py"):
+    for path in SERVER.rglob("*.py"):
         codes |= set(re.findall(r'ProtocolError\(\s*"([a-z-]+)"', path.read_text()))
     assert {"unknown-game", "rate-limited", "storage-unavailable"} <= codes  # the search finds them
     messages = catalogue(language)

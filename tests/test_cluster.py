@@ -20,8 +20,8 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
 from flyingchess.fair_dice import verify_rolls
-from flyingchess.server.databases import open_database
-from flyingchess.server.session import rebuild
+from flyingchess.server.rooms.session import rebuild
+from flyingchess.server.storage.databases import open_database
 from services import Nginx, Postgres, Redis, free_port, require
 
 from servers import Server, refused_start
@@ -520,10 +520,10 @@ def test_pages_arriving_together_load_and_claim_a_room_once(tmp_path: Path, serv
     the game again and fence the first (its pages were hung up on, seen under load)."""
     import asyncio
 
-    from flyingchess.server.async_store import AsyncStore
-    from flyingchess.server.cluster import Cluster as RedisCluster
-    from flyingchess.server.clustered import ClusteredRooms
-    from flyingchess.server.store import SqliteStore
+    from flyingchess.server.cluster.nodes import Cluster as RedisCluster
+    from flyingchess.server.cluster.rooms import ClusteredRooms
+    from flyingchess.server.storage.async_store import AsyncStore
+    from flyingchess.server.storage.store import SqliteStore
 
     database = SqliteStore(tmp_path / "games.sqlite3")
     seats = {"red": {"kind": "human"}, "blue": {"kind": "open"}}
@@ -744,9 +744,9 @@ def test_an_owner_frozen_inside_a_write_transaction_holds_up_no_room(tmp_path: P
 
 
 def test_the_nginx_configuration_the_tests_run_is_the_documented_one() -> None:
-    """docs/deploy.md and deploy/nginx.conf hold the very lines flyingchess.server.loopback
+    """docs/deploy.md and deploy/nginx.conf hold the very lines flyingchess.server.launch.loopback
     runs nginx with."""
-    from flyingchess.server.loopback import (
+    from flyingchess.server.launch.loopback import (
         NGINX_MAP,
         NGINX_PROXY,
         NGINX_SOCKET_SERVER,

@@ -30,7 +30,7 @@ from flyingchess.fair_dice import (
 from flyingchess.game import apply, legal_moves, new_game
 from flyingchess.game import roll as roll_die
 from flyingchess.record import loads_record
-from flyingchess.server.store import SqliteStore
+from flyingchess.server.storage.store import SqliteStore
 
 from asgi import app_client, error, expect, latest
 

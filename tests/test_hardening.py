@@ -17,12 +17,12 @@ import pytest
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from flyingchess.server.app import create_app
-from flyingchess.server.async_store import AsyncStore
-from flyingchess.server.guard import HostPolicy, host_name
 from flyingchess.server.limits import Limits
-from flyingchess.server.run import ServeOptions, host_policy
-from flyingchess.server.store import SqliteStore
+from flyingchess.server.storage.async_store import AsyncStore
+from flyingchess.server.storage.store import SqliteStore
+from flyingchess.server.transport.app import create_app
+from flyingchess.server.transport.guard import HostPolicy, host_name
+from flyingchess.server.transport.run import ServeOptions, host_policy
 
 from asgi import JSON, LocalClient, error, expect, hello, latest
 from asgi import app_over as shared_app_over
@@ -433,7 +433,7 @@ def test_every_answer_carries_the_security_headers(client: TestClient) -> None:
 
 
 def test_the_die_comes_from_the_operating_system(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from flyingchess.server import dice as dice_module
+    from flyingchess.server.rooms import dice as dice_module
 
     app = create_app(SqliteStore(db), local=True)
     with LocalClient(app) as client:
@@ -463,8 +463,8 @@ def test_pages_that_stop_reading_hold_up_nobody_and_are_hung_up_on(db: Path) -> 
     import asyncio
 
     from flyingchess import Rules
-    from flyingchess.server.outbox import Outbox
-    from flyingchess.server.rooms import Control, Rooms
+    from flyingchess.server.rooms.room import Control, Rooms
+    from flyingchess.server.transport.outbox import Outbox
 
     class StoppedReading:
         closed_with: int | None = None
@@ -511,7 +511,7 @@ def test_pages_that_stop_reading_hold_up_nobody_and_are_hung_up_on(db: Path) -> 
 
 
 def test_a_public_url_is_what_invites_use_and_a_bad_one_is_refused(db: Path) -> None:
-    from flyingchess.server.run import OptionError, parse_public_url
+    from flyingchess.server.transport.run import OptionError, parse_public_url
 
     app = app_over(db, public_url="https://games.example.org", hosts=HostPolicy.of(["games.example.org"]))
     with LocalClient(app, base_url="https://games.example.org") as client:
@@ -544,7 +544,7 @@ def test_serve_refuses_an_option_that_cannot_work_in_one_line_before_it_says_it_
 
 
 def test_allowed_hosts_take_names_patterns_and_addresses() -> None:
-    from flyingchess.server.run import OptionError, parse_allowed_host
+    from flyingchess.server.transport.run import OptionError, parse_allowed_host
 
     for good in ("games.example.org", "*.example.org", "*", "Games.Example.org.", "10.0.0.7", "[::1]", "localhost"):
         assert parse_allowed_host(good) == good.lower().rstrip(".")
@@ -702,7 +702,7 @@ def test_a_game_deleted_while_it_loads_is_not_kept(db: Path) -> None:
     import asyncio
 
     from flyingchess.server.protocol import ProtocolError
-    from flyingchess.server.rooms import Rooms
+    from flyingchess.server.rooms.room import Rooms
 
     with LocalClient(app_over(db)) as client:
         created = client.post("/api/games", json={"players": ["red", "blue"]}).json()
@@ -721,7 +721,7 @@ def test_a_game_deleted_while_it_loads_is_not_kept(db: Path) -> None:
 
 
 def test_a_room_keeps_its_actions_a_byte_each() -> None:
-    from flyingchess.server.session import ActionLog
+    from flyingchess.server.rooms.session import ActionLog
 
     actions = [(6, 0), (3, None), (5, 3), (1, None), (6, 2)]
     log = ActionLog(actions)
@@ -732,7 +732,7 @@ def test_a_room_keeps_its_actions_a_byte_each() -> None:
 def test_the_blocked_die_is_fair() -> None:
     """Each face within six standard deviations of 1/6 over 60,000 rolls: catches a
     broken mapping from bytes to faces (a face missing, doubled or out of range)."""
-    from flyingchess.server.dice import EntropyDice
+    from flyingchess.server.rooms.dice import EntropyDice
 
     rolls, die = 60_000, EntropyDice()
     counts = [0] * 7

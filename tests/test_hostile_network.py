@@ -20,10 +20,10 @@ import pytest
 import uvicorn
 from websockets.exceptions import ConnectionClosed
 
-from flyingchess.server.app import create_app
-from flyingchess.server.connections import ConnectionGuard, OncePerMinute, guarded_protocols
 from flyingchess.server.limits import Limits
-from flyingchess.server.store import SqliteStore
+from flyingchess.server.storage.store import SqliteStore
+from flyingchess.server.transport.app import create_app
+from flyingchess.server.transport.connections import ConnectionGuard, OncePerMinute, guarded_protocols
 
 from servers import Server, refused_start
 

@@ -1,4 +1,4 @@
-"""The web app as the static site runs it (flyingchess.server.in_browser): the page's
+"""The web app as the static site runs it (flyingchess.server.transport.in_browser): the page's
 requests and WebSocket messages as calls, the database reached without threads. Run
 here in CPython; the browser tests run the same code in Pyodide (test_static_site.py)."""
 
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from flyingchess.record import loads_record
-from flyingchess.server.in_browser import InBrowser
+from flyingchess.server.transport.in_browser import InBrowser
 
 
 class Page:

@@ -1,4 +1,4 @@
-"""Win chances, hints and reviews over HTTP (server/insight.py), through the ASGI client."""
+"""Win chances, hints and reviews over HTTP (server/transport/insight.py), through the ASGI client."""
 
 from __future__ import annotations
 

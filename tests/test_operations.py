@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from flyingchess.server.loopback import free_port
+from flyingchess.server.launch.loopback import free_port
 
 from servers import Server, refused_start
 

@@ -16,9 +16,9 @@ from starlette.testclient import TestClient
 
 from flyingchess import canonical_state
 from flyingchess.record import loads_record
-from flyingchess.server.app import create_app
 from flyingchess.server.limits import Limits
-from flyingchess.server.store import SqliteStore
+from flyingchess.server.storage.store import SqliteStore
+from flyingchess.server.transport.app import create_app
 
 from asgi import LocalClient, app_client, error, expect, latest
 

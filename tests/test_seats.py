@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from flyingchess.server.presence import Presence
 from flyingchess.server.protocol import ProtocolError
-from flyingchess.server.seats import HOST, SPECTATOR, Control, Seat, Seats, token_hash, without_secrets
+from flyingchess.server.rooms.presence import Presence
+from flyingchess.server.rooms.seats import HOST, SPECTATOR, Control, Seat, Seats, token_hash, without_secrets
 
 
 def table() -> Seats:

@@ -62,8 +62,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def servers_words(record: str, folder: Path) -> str:
     """What a `flyingchess play` server says of a record it refuses."""
-    from flyingchess.server.app import create_app
-    from flyingchess.server.store import SqliteStore
+    from flyingchess.server.storage.store import SqliteStore
+    from flyingchess.server.transport.app import create_app
 
     from asgi import LocalClient
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from flyingchess.server.app import create_app
-from flyingchess.server.databases import open_database
 from flyingchess.server.limits import Limits
-from flyingchess.server.store import LostGame, SqliteStore, SqlStore, StoreError
+from flyingchess.server.storage.databases import open_database
+from flyingchess.server.storage.store import LostGame, SqliteStore, SqlStore, StoreError
+from flyingchess.server.transport.app import create_app
 from services import Postgres, require
 
 from asgi import LocalClient, expect, hello
@@ -160,7 +160,7 @@ def test_a_write_whose_lease_ran_out_before_the_commit_is_rolled_back_alone(data
 def test_the_event_loop_store_commits_concurrent_writes_in_batches(database: SqlStore) -> None:
     """Writes asked for together are committed together, each caller hears its own
     outcome, and they land in the order they were asked for."""
-    from flyingchess.server.async_store import AsyncStore
+    from flyingchess.server.storage.async_store import AsyncStore
 
     for n in range(20):
         make(database, f"g{n}")

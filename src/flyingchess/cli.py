@@ -389,7 +389,7 @@ def command_rules(args: argparse.Namespace) -> int:
 
 def command_play(args: argparse.Namespace) -> int:
     try:
-        from .server.run import OptionError, ServeOptions, parse_metrics_address, serve, serve_static_site
+        from .server.transport.run import OptionError, ServeOptions, parse_metrics_address, serve, serve_static_site
     except ImportError as error:
         raise CommandError(
             f"the web app needs its extra packages ({error.name} is missing): pip install 'flyingchess[web]'"
@@ -441,8 +441,8 @@ def command_play(args: argparse.Namespace) -> int:
 
 def command_migrate(args: argparse.Namespace) -> int:
     try:
-        from .server.migrate import MigrationError, migrate
-        from .server.run import default_data_dir
+        from .server.storage.migrate import MigrationError, migrate
+        from .server.transport.run import default_data_dir
     except ImportError as error:
         raise CommandError(
             f"migrate needs the web and cluster extras ({error.name} is missing): pip install 'flyingchess[web,cluster]'"
@@ -466,8 +466,8 @@ def _data_folder_option(parser: argparse.ArgumentParser) -> None:
 
 def _backup_module() -> Any:
     try:
-        from .server import backup
-        from .server.run import default_data_dir
+        from .server.storage import backup
+        from .server.transport.run import default_data_dir
     except ImportError as error:
         raise CommandError(
             f"backup and restore need the web extra ({error.name} is missing): pip install 'flyingchess[web]'"

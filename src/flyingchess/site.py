@@ -3,7 +3,7 @@
 `flyingchess build-site DIR` writes the page, the flyingchess package (engine, bots,
 records and the web app itself) as one Python archive, the pure-Python packages the web
 app needs, and the Python-in-the-browser runtime (Pyodide, from its pinned npm package).
-The page then runs the same app in a Web Worker (server/in_browser.py): local games with
+The page then runs the same app in a Web Worker (server/transport/in_browser.py): local games with
 no server, saved in the browser's storage, and offline after the first visit
 (docs/static-site.md). Nothing of the game is written again for the browser.
 """
@@ -43,15 +43,13 @@ LEFT_OUT: Final = (
     "web/",  # the page: next to the archive, not in it
     "envs/",  # Gymnasium and PettingZoo
     "bots/value_weights.npz",  # NumPy's: the browser has no NumPy
-    "server/cluster.py",  # Redis
-    "server/clustered.py",
-    "server/store_postgres.py",  # PostgreSQL
-    "server/connections.py",  # uvicorn
-    "server/run.py",
-    "server/process.py",
-    "server/migrate.py",
-    "server/loopback.py",  # throwaway PostgreSQL, Redis and nginx
-    "server/backup.py",
+    "server/cluster/",  # Redis
+    "server/launch/",  # child processes: throwaway PostgreSQL, Redis and nginx
+    "server/storage/store_postgres.py",  # PostgreSQL
+    "server/storage/migrate.py",
+    "server/storage/backup.py",
+    "server/transport/connections.py",  # uvicorn
+    "server/transport/run.py",
     "server/logs.py",
     "sim.py",
     "cli.py",
@@ -180,7 +178,7 @@ def browser_meta() -> dict[str, object]:
     script = (
         "import json, sys\n"
         "sys.modules['numpy'] = None\n"
-        "from flyingchess.server.app import _meta\n"
+        "from flyingchess.server.transport.app import _meta\n"
         "print(json.dumps(_meta()))\n"
     )
     finished = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)

@@ -2,7 +2,7 @@
 // It loads the Python runtime (Pyodide) and the flyingchess package, mounts the browser's
 // own storage (IndexedDB) where the games database lives, and answers the page's
 // requests and socket messages with the very app `flyingchess play` serves
-// (flyingchess/server/in_browser.py). No rule of the game is written here.
+// (flyingchess/server/transport/in_browser.py). No rule of the game is written here.
 //
 // Page -> worker: {type: "init", version} first, then {type: "request", id, method, url, body, headers}
 //   | {type: "open", socket, url}
@@ -116,7 +116,7 @@ let VERSION = "dev";  // the site's version, told by the page first ({type: "ini
 let SNAPSHOT_CACHE = "";
 const SNAPSHOT = new URL("python-snapshot", ENGINE).href;
 const ARCHIVE = "/home/pyodide/flyingchess.zip";
-const IMPORTS = `import sys\nsys.path.insert(0, "${ARCHIVE}")\nimport flyingchess.server.in_browser\n`;
+const IMPORTS = `import sys\nsys.path.insert(0, "${ARCHIVE}")\nimport flyingchess.server.transport.in_browser\n`;
 
 /** Python as this site's version left it, imports done (a memory snapshot, made on the
  * first visit and kept in the browser's cache): starting from it skips seconds of work. */
@@ -204,7 +204,7 @@ async function boot() {
   pyodide.globals.set("to_page", toPage);
   pyodide.globals.set("saved", saveSoon);
   app = await pyodide.runPythonAsync(`
-from flyingchess.server.in_browser import InBrowser
+from flyingchess.server.transport.in_browser import InBrowser
 app = InBrowser("${DATA}", to_page, saved)
 await app.start()
 app

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Final, Literal, cast, get_args
 
-from .protocol import ProtocolError
+from ..protocol import ProtocolError
 
 SeatKind = Literal["human", "bot", "open", "player"]
 """What a seat is: played on the host's device, by a bot, open to join, or held by a

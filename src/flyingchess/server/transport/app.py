@@ -1,7 +1,7 @@
 """The ASGI app: the page, the JSON API and one WebSocket per game (docs/protocol.md).
 
 Handlers only translate between HTTP/WebSocket and rooms; every rule question goes to
-the engine through `rooms.py`, and every failure becomes a typed JSON error (never a
+the engine through `rooms/room.py`, and every failure becomes a typed JSON error (never a
 traceback). Endpoints live at module level and find the server's parts in
 `app.state`; `guard.py` checks Host, Origin and sizes before any of them runs.
 """
@@ -32,23 +32,16 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketDisconnected
 
-from .. import __version__
-from ..board import COLOURS
-from ..bots import bot_listing, bot_names
-from ..game import DEFAULT_PLAYERS
-from ..layout import board_layout
-from ..record import ActionError, RecordError, parse_record
-from ..rules import OPTIONS, PRESETS, Rules, RulesError
-from . import metrics
-from .async_store import AsyncStore, LoopStore
-from .dice import EntropyDice
-from .guard import LOOPBACK_NAMES, Guard, HostPolicy
-from .health import check_health
-from .insight import Insight
-from .insight import available as analysis_available
-from .limits import KeyedBuckets, Limits, TokenBucket
-from .outbox import Outbox
-from .protocol import (
+from ... import __version__
+from ...board import COLOURS
+from ...bots import bot_listing, bot_names
+from ...game import DEFAULT_PLAYERS
+from ...layout import board_layout
+from ...record import ActionError, RecordError, parse_record
+from ...rules import OPTIONS, PRESETS, Rules, RulesError
+from .. import metrics
+from ..limits import KeyedBuckets, Limits, TokenBucket
+from ..protocol import (
     CHAT_LIMIT,
     HTTP_STATUS,
     MAX_MESSAGE_BYTES,
@@ -59,12 +52,19 @@ from .protocol import (
     parse_message,
     parse_new_game,
 )
-from .rooms import GRACE_SECONDS, STORAGE_MESSAGE, Room, RoomLike, Rooms, import_parts, iso_time
-from .seats import Control, token_hash, without_secrets
+from ..rooms.dice import EntropyDice
+from ..rooms.room import GRACE_SECONDS, STORAGE_MESSAGE, Room, RoomLike, Rooms, import_parts, iso_time
+from ..rooms.seats import Control, token_hash, without_secrets
+from ..storage.async_store import AsyncStore, LoopStore
+from ..storage.store import DamagedGame, SqlStore, StoreError
+from .guard import LOOPBACK_NAMES, Guard, HostPolicy
+from .health import check_health
+from .insight import Insight
+from .insight import available as analysis_available
+from .outbox import Outbox
 from .stats import tally
-from .store import DamagedGame, SqlStore, StoreError
 
-WEB = Path(__file__).resolve().parent.parent / "web"
+WEB = Path(__file__).resolve().parents[2] / "web"
 SWEEP_SECONDS = 15.0
 STATS_GAMES = 10_000
 """The statistics count at most this many finished games, the newest."""
@@ -685,8 +685,8 @@ def create_app(
     if redis_url is None:
         app.state.rooms = Rooms(store, dice, grace_seconds, limits)
     else:  # several processes share the database: rooms are owned one process at a time
-        from .cluster import LEASE_SECONDS, Cluster
-        from .clustered import ClusteredRooms
+        from ..cluster.nodes import LEASE_SECONDS, Cluster
+        from ..cluster.rooms import ClusteredRooms
 
         cluster = Cluster(redis_url, lease_seconds or LEASE_SECONDS)
         app.state.rooms = ClusteredRooms(store, dice, grace_seconds, limits, cluster=cluster)

@@ -42,7 +42,7 @@ from typing import Any, Final
 import redis
 import redis.asyncio as aioredis
 
-from .protocol import decode_message, encode_message
+from ..protocol import decode_message, encode_message
 
 LEASE_SECONDS: Final = 5.0
 """How long a room's owner may go without renewing before another process may take it."""

@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from . import metrics
+from .. import metrics
 from .store import SqlStore, StoreError, WriteBody
 
 log = logging.getLogger(__name__)

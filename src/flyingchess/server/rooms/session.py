@@ -13,16 +13,16 @@ import inspect
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from typing import Any, Final, TypeVar
 
-from ..events import Event
-from ..fair_dice import DiceProof, ProofError
-from ..game import GameSetupError, IllegalMoveError, State, apply, play, roll, validate_players
-from ..record import ActionError, Record, canonical_state, replay_actions, rules_to_json
-from ..rules import Rules, RulesError
-from . import metrics
-from .async_store import LoopStore
-from .protocol import SPEEDS, ProtocolError, parse_timer
+from ...events import Event
+from ...fair_dice import DiceProof, ProofError
+from ...game import GameSetupError, IllegalMoveError, State, apply, play, roll, validate_players
+from ...record import ActionError, Record, canonical_state, replay_actions, rules_to_json
+from ...rules import Rules, RulesError
+from .. import metrics
+from ..protocol import SPEEDS, ProtocolError, parse_timer
+from ..storage.async_store import LoopStore
+from ..storage.store import DamagedGame, LostGame, StoredGame
 from .seats import Seats
-from .store import DamagedGame, LostGame, StoredGame
 
 MOVED_AWAY: Final = "this game has moved to another server: reconnecting"
 T = TypeVar("T")
@@ -96,7 +96,7 @@ class GameSession:
         on_lapsed: Callable[[], None] = lambda: None,
     ) -> None:
         """The session of a stored game whose `state` the caller has rebuilt (`rebuild`).
-        `holds` says whether this process still holds the game's lease (cluster.py);
+        `holds` says whether this process still holds the game's lease (cluster/nodes.py);
         `on_lost` is called when another process has claimed the game, `on_lapsed` when
         the lease ran out on this process's clock (it may get the game back)."""
         self.store = store

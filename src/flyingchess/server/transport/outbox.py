@@ -14,7 +14,7 @@ import contextlib
 from collections import deque
 from typing import Any, Final, Protocol
 
-from .protocol import encode_message
+from ..protocol import encode_message
 
 HANG_UP_SECONDS: Final = 5.0
 """How long closing a connection that stopped reading may take before it is left to

@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..limits import Limits
+from ..storage.async_store import InlineStore
+from ..storage.store import SqliteStore
 from .app import create_app
-from .async_store import InlineStore
-from .limits import Limits
-from .store import SqliteStore
 
 log = logging.getLogger(__name__)
 

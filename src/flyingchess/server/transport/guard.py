@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from . import metrics
+from .. import metrics
 
 log = logging.getLogger("flyingchess.server")
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})

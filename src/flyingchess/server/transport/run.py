@@ -25,15 +25,15 @@ from urllib.parse import urlsplit
 import platformdirs
 import uvicorn
 
-from . import metrics
+from .. import metrics
+from ..limits import Limits
+from ..logs import use_json_lines
+from ..protocol import MAX_MESSAGE_BYTES
+from ..storage.databases import open_database
+from ..storage.store import SqliteStore, StoreError
 from .app import create_app
 from .connections import ConnectionGuard, guarded_protocols, is_loopback, quiet_repeated_logs, raise_open_files_limit
-from .databases import open_database
 from .guard import LOOPBACK_NAMES, HostPolicy
-from .limits import Limits
-from .logs import use_json_lines
-from .protocol import MAX_MESSAGE_BYTES
-from .store import SqliteStore, StoreError
 
 log = logging.getLogger("flyingchess.server")
 DRAIN_SECONDS: Final = 10.0
@@ -262,7 +262,7 @@ def serve(options: ServeOptions) -> int:
     folder = options.data if options.data is not None else default_data_dir()
     if options.redis:
         try:
-            from .cluster import ClusterError, check_reachable
+            from ..cluster.nodes import ClusterError, check_reachable
         except ImportError as error:
             print(
                 f"flyingchess: --redis needs the cluster extra ({error.name} is missing):"

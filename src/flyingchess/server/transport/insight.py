@@ -28,8 +28,8 @@ from typing import Any, Final
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..bots import BOTS
-from .protocol import ProtocolError
+from ...bots import BOTS
+from ..protocol import ProtocolError
 
 REVIEWS_KEPT: Final = 64
 
@@ -66,7 +66,7 @@ class Insight:
 
     async def chances(self, request: Request) -> Response:
         _require()
-        from ..analysis import chances
+        from ...analysis import chances
 
         room = await self.rooms.view(request.path_params["game_id"])
         state, actions = room.session.state, len(room.session.actions)
@@ -76,7 +76,7 @@ class Insight:
 
     async def hint(self, request: Request) -> Response:
         _require()
-        from ..analysis import hint
+        from ...analysis import hint
 
         room = await self.rooms.view(request.path_params["game_id"])
         session = room.session
@@ -94,7 +94,7 @@ class Insight:
 
     async def analysis(self, request: Request) -> Response:
         _require()
-        from ..analysis import analyse
+        from ...analysis import analyse
 
         room = await self.rooms.view(request.path_params["game_id"])
         session = room.session

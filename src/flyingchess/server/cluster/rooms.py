@@ -1,5 +1,5 @@
 """Rooms across several server processes (`serve --redis`): the owner plays, the others
-forward. See cluster.py for leases, messages and liveness.
+forward. See nodes.py for leases, messages and liveness.
 
 A page's connection asks `ClusteredRooms.for_page`: when no live process owns the room,
 this one takes the lease, claims the game in the database (a new epoch) and loads it;
@@ -29,14 +29,14 @@ from typing import Any, Final
 
 import redis
 
-from . import metrics
-from .cluster import Cluster
-from .presence import Watcher
-from .protocol import Hello, Message, Move, ProtocolError, Roll, encode_message, parse_message
-from .rooms import RESTARTING, Room, RoomLike, Rooms, log_failure
-from .seats import Control
-from .session import rebuild
-from .store import StoreError
+from .. import metrics
+from ..protocol import Hello, Message, Move, ProtocolError, Roll, encode_message, parse_message
+from ..rooms.presence import Watcher
+from ..rooms.room import RESTARTING, Room, RoomLike, Rooms, log_failure
+from ..rooms.seats import Control
+from ..rooms.session import rebuild
+from ..storage.store import StoreError
+from .nodes import Cluster
 
 log = logging.getLogger("flyingchess.server")
 

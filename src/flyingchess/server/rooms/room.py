@@ -23,10 +23,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any, Final, Protocol, cast
 
-from ..bots import Bot, make_bot, playable, seat_chooser
-from ..events import Event
-from ..fair_dice import MAX_CONTRIBUTIONS, DiceProof, ProofError
-from ..game import (
+from ...bots import Bot, make_bot, playable, seat_chooser
+from ...events import Event
+from ...fair_dice import MAX_CONTRIBUTIONS, DiceProof, ProofError
+from ...game import (
     IllegalMoveError,
     State,
     Turn,
@@ -34,14 +34,11 @@ from ..game import (
     play_out,
     roll,
 )
-from ..moves import move_infos
-from ..record import Record, canonical_state, parse_action, replay_actions
-from ..rules import Rules
-from .async_store import LoopStore
-from .dice import EntropyDice
-from .limits import KeyedBuckets, Limits
-from .presence import Presence, Watcher
-from .protocol import (
+from ...moves import move_infos
+from ...record import Record, canonical_state, parse_action, replay_actions
+from ...rules import Rules
+from ..limits import KeyedBuckets, Limits
+from ..protocol import (
     Chat,
     Contribute,
     Hello,
@@ -60,9 +57,12 @@ from .protocol import (
     parse_seats,
     parse_timer,
 )
+from ..storage.async_store import LoopStore
+from ..storage.store import StoredGame, StoreError
+from .dice import EntropyDice
+from .presence import Presence, Watcher
 from .seats import AUTOPILOT_BOT, HOST, Control, Seat, SeatKind, Seats, token_hash
 from .session import MOVED_AWAY, GameSession, rebuild
-from .store import StoredGame, StoreError
 
 BOT_DELAY: Final = {"slow": 1.2, "normal": 0.6, "fast": 0.25, "instant": 0.0}
 """Seconds a bot waits before each roll, by the room's speed."""
@@ -129,7 +129,7 @@ class Room:
         `epoch`: this process's claim on the game when several processes share the
         database (every write is fenced with it); None for one process alone.
         `holds`: whether this process still holds the room's lease on its own clock; once
-        it does not, the room writes and sends nothing more (cluster.py)."""
+        it does not, the room writes and sends nothing more (cluster/nodes.py)."""
         self.holds = holds
         self.session = GameSession(store, stored, state, epoch, self.lose, holds, self.pause)
         self.presence = Presence(int(stored.extra.get("timer", 0) or 0), grace)
