@@ -463,7 +463,8 @@ def test_pages_that_stop_reading_hold_up_nobody_and_are_hung_up_on(db: Path) -> 
     import asyncio
 
     from flyingchess import Rules
-    from flyingchess.server.rooms.room import Control, Rooms
+    from flyingchess.server.rooms.registry import Rooms
+    from flyingchess.server.rooms.seats import Control
     from flyingchess.server.transport.outbox import Outbox
 
     class StoppedReading:
@@ -497,9 +498,9 @@ def test_pages_that_stop_reading_hold_up_nobody_and_are_hung_up_on(db: Path) -> 
         host = Control(host=True)
         for _ in range(40):
             if room.state.phase == "roll":
-                await room.human_roll(host)
+                await room.turns.human_roll(host)
             else:
-                await room.human_move(room.snapshot()["moves"][0]["plane"], host)
+                await room.turns.human_move(room.snapshot()["moves"][0]["plane"], host)
             await asyncio.sleep(0)  # let the outboxes write
         await asyncio.sleep(0.05)
         return stuck, reader, room
@@ -702,7 +703,7 @@ def test_a_game_deleted_while_it_loads_is_not_kept(db: Path) -> None:
     import asyncio
 
     from flyingchess.server.protocol import ProtocolError
-    from flyingchess.server.rooms.room import Rooms
+    from flyingchess.server.rooms.registry import Rooms
 
     with LocalClient(app_over(db)) as client:
         created = client.post("/api/games", json={"players": ["red", "blue"]}).json()

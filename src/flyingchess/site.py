@@ -50,7 +50,6 @@ LEFT_OUT: Final = (
     "server/storage/backup.py",
     "server/transport/connections.py",  # uvicorn
     "server/transport/run.py",
-    "server/logs.py",
     "sim.py",
     "cli.py",
     "__main__.py",

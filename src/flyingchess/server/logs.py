@@ -3,6 +3,7 @@ Elasticsearch, journald's JSON fields) that would otherwise have to parse text."
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import sys
@@ -38,3 +39,11 @@ def use_json_lines(level: str) -> None:
         logger = logging.getLogger(name)
         logger.handlers = []
         logger.propagate = True
+
+
+def log_failure(task: asyncio.Task[None]) -> None:
+    """A done callback for background tasks: a failure reaches the log, never vanishes."""
+    if not task.cancelled() and task.exception() is not None:
+        logging.getLogger("flyingchess.server").error(
+            "a background task failed: %s", task.get_name(), exc_info=task.exception()
+        )

@@ -6,7 +6,9 @@ Every incoming message is parsed here into a small typed value or refused with a
 
 from __future__ import annotations
 
+import functools
 import json
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal, get_args
@@ -404,3 +406,13 @@ def parse_seats(players: tuple[str, ...], seats: Any) -> dict[str, dict[str, str
             else "seats name an unknown colour",
         )
     return out
+
+
+def iso_time(timestamp: float) -> str:
+    """A moment as the protocol writes it (UTC, to the second: "2026-11-30T15:20:11Z")."""
+    return _iso_second(int(timestamp))
+
+
+@functools.lru_cache(maxsize=4096)
+def _iso_second(second: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(second))

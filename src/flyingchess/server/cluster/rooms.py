@@ -30,9 +30,11 @@ from typing import Any, Final
 import redis
 
 from .. import metrics
+from ..logs import log_failure
 from ..protocol import Hello, Message, Move, ProtocolError, Roll, encode_message, parse_message
 from ..rooms.presence import Watcher
-from ..rooms.room import RESTARTING, Room, RoomLike, Rooms, log_failure
+from ..rooms.registry import Rooms
+from ..rooms.room import RESTARTING, Room, RoomLike
 from ..rooms.seats import Control
 from ..rooms.session import rebuild
 from ..storage.store import StoreError
@@ -561,7 +563,7 @@ class ClusteredRooms(Rooms):
         )
         room.on_lost = self._room_lost
         room.on_paused = self._room_paused
-        await room.load_chat()
+        await room.chat.load()
         if game_id in self.deleted_while_loading:
             await self.cluster.release(game_id)
             raise ProtocolError("unknown-game", "no game with that id")
@@ -624,7 +626,7 @@ class ClusteredRooms(Rooms):
             return
         state = await asyncio.to_thread(rebuild, stored)
         room = Room(self.store, stored, state, self.dice_factory(), self.limits, self.grace, epoch)
-        await room.reveal_dice()
+        await room.gathering.reveal_dice()
 
     async def forget(self, game_id: str) -> bool:
         gone = await super().forget(game_id)

@@ -25,6 +25,8 @@ from ..storage.store import DamagedGame, LostGame, StoredGame
 from .seats import Seats
 
 MOVED_AWAY: Final = "this game has moved to another server: reconnecting"
+REVEALED_MESSAGE: Final = "this game's dice were revealed when its rematch began: it cannot go on"
+STORAGE_MESSAGE: Final = "the server cannot save games right now; nothing was changed: try again soon"
 T = TypeVar("T")
 
 

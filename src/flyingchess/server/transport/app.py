@@ -49,12 +49,15 @@ from ..protocol import (
     REACTIONS,
     SPEEDS,
     ProtocolError,
+    iso_time,
     parse_message,
     parse_new_game,
 )
 from ..rooms.dice import EntropyDice
-from ..rooms.room import GRACE_SECONDS, STORAGE_MESSAGE, Room, RoomLike, Rooms, import_parts, iso_time
+from ..rooms.registry import Rooms, import_parts
+from ..rooms.room import GRACE_SECONDS, Room, RoomLike
 from ..rooms.seats import Control, token_hash, without_secrets
+from ..rooms.session import STORAGE_MESSAGE
 from ..storage.async_store import AsyncStore, LoopStore
 from ..storage.store import DamagedGame, SqlStore, StoreError
 from .guard import LOOPBACK_NAMES, Guard, HostPolicy

@@ -1,0 +1,128 @@
+"""A room's bots: they play their seats (and the seats of absent players, on
+autopilot) one action at a time at the room's pace, through the engine's play loop,
+while anyone watches; and the clock that puts absent or timed-out seats on autopilot."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import zlib
+from typing import TYPE_CHECKING, Final
+
+from ...bots import Bot, make_bot, playable, seat_chooser
+from ...game import Turn, play_out
+from ..logs import log_failure
+from ..protocol import ProtocolError
+from ..storage.store import StoreError
+from .seats import AUTOPILOT_BOT
+from .session import STORAGE_MESSAGE
+
+if TYPE_CHECKING:
+    from .room import Room
+
+BOT_DELAY: Final = {"slow": 1.2, "normal": 0.6, "fast": 0.25, "instant": 0.0}
+"""Seconds a bot waits before each roll, by the room's speed."""
+log = logging.getLogger("flyingchess.server")
+STORE_RETRY_SECONDS: Final = 2.0
+"""How long bots wait to try again after the store failed to take their move."""
+
+
+class BotRunner:
+    def __init__(self, room: Room) -> None:
+        self.room = room
+        self.bots: dict[str, Bot] = {}
+        self.task: asyncio.Task[None] | None = None
+        self.watchdog: asyncio.Task[None] | None = None
+
+    def stop(self) -> None:
+        """Cancel the bots' task and the clock (but not the task calling this)."""
+        current = asyncio.current_task()
+        for task in (self.task, self.watchdog):
+            if task is not None and task is not current:
+                task.cancel()
+
+    def _bot_for(self, colour: str) -> Bot:
+        room = self.room
+        seat = room.seats[colour]
+        name = seat.bot if seat.kind == "bot" and seat.bot is not None and playable(seat.bot) else AUTOPILOT_BOT
+        key = f"{colour}:{name}"
+        if key not in self.bots:
+            seed = zlib.crc32(f"{room.id}:{colour}".encode())
+            self.bots[key] = make_bot(name, seed)
+        return self.bots[key]
+
+    def wake(self) -> None:
+        """Let the bots (and the autopilot) play while a page watches, and keep the clock
+        that puts absent players on autopilot running."""
+        loop = asyncio.get_running_loop()
+        if (self.task is None or self.task.done()) and self._to_move():  # no task per human action
+            self.task = loop.create_task(self._run())
+            self.task.add_done_callback(log_failure)
+        if self.watchdog is None or self.watchdog.done():
+            self.watchdog = loop.create_task(self._watch_clock())
+            self.watchdog.add_done_callback(log_failure)
+
+    def _to_move(self) -> bool:
+        room = self.room
+        colour = room.state.colour
+        if room.lost or not room.presence.watchers or colour is None or not room.session.started:
+            return False
+        if room.session.dice_revealed:
+            return False
+        return room.seats[colour].kind == "bot" or colour in room.presence.autopilot
+
+    async def _run(self) -> None:
+        room = self.room
+        while self._to_move():
+            await asyncio.sleep(BOT_DELAY[room.session.speed])
+            async with room.lock:
+                if not self._to_move():
+                    return
+                colour = room.state.colour
+                assert colour is not None
+                # a die a person rolled before the autopilot took over is the die to play
+                pending = room.state.roll
+
+                def dice(pending: int | None = pending) -> int:
+                    return room.next_roll() if pending is None else pending
+
+                turns: list[Turn] = []
+                play_out(
+                    room.state._replace(roll=None),
+                    seat_chooser({colour: self._bot_for(colour)}),
+                    dice,
+                    watch=turns.append,
+                    checked=True,
+                    actions=1,
+                )
+                turn = turns[0]
+                events = turn.events[1:] if pending is not None else turn.events  # announced already
+                try:
+                    await room.session.store_action(turn.roll, turn.plane, turn.after)
+                except ProtocolError:  # the game has moved to another process: stop
+                    return
+                except StoreError as error:
+                    # nothing changed and nobody saw the roll: say so, then try again
+                    log.warning("room %s: %s", room.id, error)
+                    await room.send_all(ProtocolError("storage-unavailable", STORAGE_MESSAGE).to_json())
+                    await asyncio.sleep(STORE_RETRY_SECONDS)
+                    continue
+                room.presence.new_turn()
+                await room.broadcast(events)
+
+    async def _watch_clock(self) -> None:
+        """Put absent or timed-out seats on autopilot, so a game never hangs."""
+        room = self.room
+        while room.presence.watchers and not room.state.over:
+            due = (
+                room.presence.autopilot_due(time.monotonic(), room.seats, room.state.colour)
+                if room.session.started
+                else set()
+            )
+            if due:
+                async with room.lock:
+                    room.presence.autopilot |= due
+                    await room.broadcast([])
+                self.wake()
+            await asyncio.sleep(0.25)

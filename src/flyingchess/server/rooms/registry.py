@@ -1,0 +1,296 @@
+"""The rooms of one process: loaded from the store on first use (in a worker thread),
+kept while pages watch, dropped when nobody does (everything is stored), created from a
+new game or an imported record. With several processes, cluster/rooms.py's
+ClusteredRooms builds on it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any, Final
+
+from ...fair_dice import DiceProof
+from ...game import (
+    State,
+)
+from ...record import Record, parse_action, replay_actions
+from ...rules import Rules
+from ..limits import Limits
+from ..protocol import (
+    ProtocolError,
+    parse_seats,
+    parse_timer,
+)
+from ..storage.async_store import LoopStore
+from ..storage.store import StoredGame
+from .dice import EntropyDice
+from .room import GRACE_SECONDS, RESTARTING, Room, RoomLike
+from .seats import token_hash
+from .session import rebuild
+
+
+class Rooms:
+    """The rooms in memory: loaded from the store when first asked for (in a worker
+    thread, once however many ask at the same moment), dropped when nobody watches."""
+
+    def __init__(
+        self,
+        store: LoopStore,
+        dice_factory: Callable[[], random.Random] = EntropyDice,
+        grace: float = GRACE_SECONDS,
+        limits: Limits = Limits(),
+    ) -> None:
+        self.store = store
+        self.dice_factory = dice_factory
+        self.grace = grace
+        self.limits = limits
+        self.rooms: OrderedDict[str, Room] = OrderedDict()
+        self.loading: dict[str, asyncio.Future[Room]] = {}
+        self.deleted_while_loading: set[str] = set()
+        self.draining = False
+        """Shutting down: no page is taken any more (`drain`)."""
+
+    def unavailable(self) -> ProtocolError | None:
+        """Why this process takes no page now (at once, before a handshake is answered),
+        or None."""
+        return ProtocolError("reconnecting", RESTARTING) if self.draining else None
+
+    async def for_page(self, game_id: str) -> RoomLike:
+        """The room a page's connection talks to (here: the room itself)."""
+        if self.draining:
+            raise ProtocolError("reconnecting", RESTARTING)
+        return await self.get(game_id)
+
+    async def view(self, game_id: str) -> Room:
+        """A room to read (a snapshot, the record, replay steps) or to check the host of."""
+        return await self.get(game_id)
+
+    async def announce_rematch(self, old_id: str, new_id: str) -> None:
+        """The old game is given up: its room reveals its dice and tells its pages where
+        the rematch is (loaded for it when nobody watches: the reveal must be stored)."""
+        room = self.rooms.get(old_id) or await self.view(old_id)
+        await room.gathering.announce_rematch(new_id)
+
+    async def get(self, game_id: str) -> Room:
+        room = self.rooms.get(game_id)
+        if room is not None:
+            self.rooms.move_to_end(game_id)
+            return room
+        if not _plausible_id(game_id):
+            raise ProtocolError("unknown-game", "no game with that id")
+        pending = self.loading.get(game_id)
+        if pending is None:
+            pending = self.loading[game_id] = asyncio.ensure_future(self._load(game_id))
+
+            def loaded(_: object) -> None:
+                self.loading.pop(game_id, None)
+                self.deleted_while_loading.discard(game_id)
+
+            pending.add_done_callback(loaded)
+        return await asyncio.shield(pending)
+
+    async def _load(self, game_id: str) -> Room:
+        stored = await self.store.load(game_id)
+        if stored is None:
+            raise ProtocolError("unknown-game", "no game with that id")
+        state = await self.store.run_blocking(rebuild, stored)
+        room = self._room(stored, state)
+        await room.chat.load()
+        # Deleted while it loaded? `forget` marks it, and nothing awaits between this
+        # check and keeping the room, so no room can outlive its game.
+        if game_id in self.deleted_while_loading:
+            raise ProtocolError("unknown-game", "no game with that id")
+        return self._keep(room)
+
+    def _room(self, stored: StoredGame, state: State) -> Room:
+        return Room(self.store, stored, state, self.dice_factory(), self.limits, self.grace)
+
+    def _keep(self, room: Room) -> Room:
+        """Hold a room in memory (unless another request loaded it meanwhile)."""
+        if room.id in self.rooms:
+            return self.rooms[room.id]
+        self._make_space()
+        self.rooms[room.id] = room
+        return room
+
+    def _make_space(self) -> None:
+        """Below the cap on rooms in memory, dropping rooms nobody watches; `server-busy`
+        when every room is watched."""
+        if len(self.rooms) < self.limits.rooms_in_memory:
+            return
+        for old_id in [i for i, r in self.rooms.items() if r.evictable()]:
+            self._drop(old_id)
+            if len(self.rooms) < self.limits.rooms_in_memory:
+                return
+        raise ProtocolError("server-busy", "the server is full: try again later")
+
+    def sweep(self, now: float) -> int:
+        """Drop rooms nobody has watched for a while; returns how many were dropped."""
+        idle = [
+            game_id
+            for game_id, room in self.rooms.items()
+            if room.evictable() and now - room.presence.last_seen >= self.limits.room_idle_seconds
+        ]
+        for game_id in idle:
+            self._drop(game_id)
+        return len(idle)
+
+    async def drain(self) -> None:
+        """The process is shutting down: each room finishes the change under way (it is
+        stored and sent), then stops and hangs up on its pages (1012: they reconnect)."""
+        self.draining = True
+        for room in list(self.rooms.values()):
+            if not room.lost:
+                async with room.lock:
+                    await room.lose()
+
+    def _drop(self, game_id: str) -> None:
+        """A room leaves memory (everything about it is stored)."""
+        self.rooms.pop(game_id, None)
+
+    async def create(
+        self,
+        rules: Rules,
+        players: tuple[str, ...],
+        seats: dict[str, dict[str, str]],
+        extra: dict[str, Any] | None = None,
+        actions: list[tuple[int, int | None]] | None = None,
+        state: State | None = None,
+        speed: str = "normal",
+    ) -> tuple[Room, str]:
+        """A new stored game from checked parts, and the host's secret token (handed to its
+        creator once). The room is built before anything is written, and kept only after
+        the write succeeded. `state` is the state after `actions`, when the caller has it."""
+        actions = actions or []
+        if state is None:
+            state = replay_actions(players, rules, actions)
+        host_token = secrets.token_urlsafe(24)
+        now = time.time()
+        started = not any(seat["kind"] == "open" for seat in seats.values())
+        extra = dict(extra or {})
+        if not started:  # players will join from other devices: dice they can check
+            seated = tuple(colour for colour, seat in seats.items() if seat["kind"] == "player")
+            extra["dice"] = DiceProof.new(first=len(actions), seated=seated).stored()
+        stored = StoredGame(
+            secrets.token_urlsafe(9),
+            now,
+            now,
+            rules.to_json(),
+            list(players),
+            seats,
+            extra,
+            None,
+            speed,
+            state.over,
+            state.winner,
+            list(state.ranking),
+            actions,
+            token_hash(host_token),
+            started,
+        )
+        room = self._room(stored, state)
+        self._make_space()  # before the write: a refused game must not be stored (and room for it here)
+        await self.store.create(
+            stored.id,
+            stored.rules,
+            stored.players,
+            seats,
+            stored.extra,
+            actions,
+            state.over,
+            state.winner,
+            list(state.ranking),
+            stored.host_token,
+            started,
+            speed=speed,
+        )
+        return self._adopt_new(room), host_token
+
+    def _adopt_new(self, room: Room) -> Room:
+        """A game just created: kept here, where its first page will find it."""
+        return self._keep(room)
+
+    async def forget(self, game_id: str) -> bool:
+        """Delete a game; pages still watching it are told it is gone and hung up on."""
+        if not _plausible_id(game_id):
+            return False
+        if game_id in self.loading:
+            self.deleted_while_loading.add(game_id)
+        if not await self.store.delete(game_id):
+            return False
+        await self.forget_in_memory(game_id)
+        return True
+
+    async def forget_in_memory(self, game_id: str) -> None:
+        """A deleted game's room: its tasks stop, its pages are told it is gone."""
+        room = self.rooms.get(game_id)
+        if room is None:
+            return
+        self._drop(game_id)
+        await room.deleted()
+
+
+def import_parts(
+    record: Record, limits: Limits
+) -> tuple[dict[str, dict[str, str]], dict[str, Any], list[tuple[int, int | None]], State]:
+    """A parsed record checked as strictly as a new game, then replayed once: (seats, extra,
+    actions, final state). Runs in a worker thread. Seats come from the record when they
+    are valid (a record from another tool may have none: every seat is then human)."""
+    if len(record.actions) > limits.record_actions:
+        raise ProtocolError(
+            "bad-record", f"the record has {len(record.actions)} actions; at most {limits.record_actions} are accepted"
+        )
+    try:
+        timer = parse_timer(record.extra.get("timer", 0))
+    except ProtocolError as error:
+        raise ProtocolError("bad-record", f"timer: {error.message}") from None
+    actions = [parse_action(index, action) for index, action in enumerate(record.actions)]
+    state = replay_actions(record.players, record.rules, actions)
+    try:
+        seats = parse_seats(record.players, record.extra.get("seats"))
+    except ProtocolError:
+        seats = parse_seats(record.players, None)
+    extra = {key: value for key, value in record.extra.items() if key not in SERVER_KEYS}
+    for key, value in extra.items():
+        if _depth(value) > EXTRA_DEPTH:
+            raise ProtocolError("bad-record", f"{key[:40]!r} nests more than {EXTRA_DEPTH} levels deep")
+    if len(json.dumps(extra)) > EXTRA_CHARACTERS:
+        raise ProtocolError("bad-record", f"the record's other fields are longer than {EXTRA_CHARACTERS} characters")
+    if timer:
+        extra["timer"] = timer
+    return seats, extra, actions, state
+
+
+SERVER_KEYS: Final = frozenset(
+    {"seats", "id", "timer", "host_token", "speed", "pending_roll", "started", "created", "updated", "dice"}
+)
+"""Top-level record keys an import does not keep: the server decides them itself."""
+EXTRA_DEPTH: Final = 16
+EXTRA_CHARACTERS: Final = 64_000
+"""An imported record's other top-level fields are kept (and come back in downloads)
+when they nest at most 16 levels deep and take at most 64,000 characters."""
+
+
+def _depth(value: Any) -> int:
+    """How deeply a parsed JSON value nests (0 for a plain value); stops early when deep."""
+    level, layer = 0, [value]
+    while layer and level <= EXTRA_DEPTH:
+        inner: list[Any] = []
+        for item in layer:
+            if isinstance(item, dict):
+                inner.extend(item.values())
+            elif isinstance(item, list):
+                inner.extend(item)
+        if not inner and not any(isinstance(item, (dict, list)) for item in layer):
+            break
+        layer, level = inner, level + 1
+    return level
+
+
+def _plausible_id(game_id: str) -> bool:
+    return 0 < len(game_id) <= 64 and all(c.isalnum() or c in "-_" for c in game_id)
