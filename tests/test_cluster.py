@@ -523,11 +523,13 @@ def test_pages_arriving_together_load_and_claim_a_room_once(tmp_path: Path, serv
     from flyingchess.server.cluster.nodes import Cluster as RedisCluster
     from flyingchess.server.cluster.rooms import ClusteredRooms
     from flyingchess.server.storage.async_store import AsyncStore
-    from flyingchess.server.storage.store import SqliteStore
+    from flyingchess.server.storage.store import SqliteStore, StoredGame
 
     database = SqliteStore(tmp_path / "games.sqlite3")
     seats = {"red": {"kind": "human"}, "blue": {"kind": "open"}}
-    database.create("g1", "classic", ["red", "blue"], seats, {"timer": 30}, [], host_token="h", started=False)
+    database.create(
+        StoredGame.new("g1", "classic", ["red", "blue"], seats, extra={"timer": 30}, host_token="h", started=False)
+    )
     store = AsyncStore(database)
 
     async def pages_arrive() -> list[object]:

@@ -21,7 +21,7 @@ import uvicorn
 from websockets.exceptions import ConnectionClosed
 
 from flyingchess.server.limits import Limits
-from flyingchess.server.storage.store import SqliteStore
+from flyingchess.server.storage.store import SqliteStore, StoredGame
 from flyingchess.server.transport.app import create_app
 from flyingchess.server.transport.connections import ConnectionGuard, OncePerMinute, guarded_protocols
 
@@ -140,12 +140,14 @@ def test_a_damaged_database_stops_the_server_with_one_line(tmp_path: Path) -> No
     store = SqliteStore(data / "games.sqlite3")
     for n in range(400):
         store.create(
-            f"game{n}",
-            "classic",
-            ["red", "blue"],
-            {"red": {"kind": "human"}, "blue": {"kind": "human"}},
-            {"note": "x" * 200},
-            [(1, None)] * 20,
+            StoredGame.new(
+                f"game{n}",
+                "classic",
+                ["red", "blue"],
+                {"red": {"kind": "human"}, "blue": {"kind": "human"}},
+                extra={"note": "x" * 200},
+                actions=[(1, None)] * 20,
+            )
         )
     store.close()
     path = data / "games.sqlite3"

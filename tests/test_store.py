@@ -14,7 +14,7 @@ import pytest
 
 from flyingchess.server.limits import Limits
 from flyingchess.server.storage.databases import open_database
-from flyingchess.server.storage.store import LostGame, SqliteStore, SqlStore, StoreError
+from flyingchess.server.storage.store import LostGame, SqliteStore, SqlStore, StoredGame, StoreError
 from flyingchess.server.transport.app import create_app
 from services import Postgres, require
 
@@ -55,14 +55,16 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SqlStor
 
 def make(store: SqlStore, game_id: str = "g1", seats: dict[str, dict[str, str]] | None = None) -> None:
     store.create(
-        game_id,
-        "classic",
-        ["red", "blue"],
-        seats or SEATS,
-        {"timer": 30},
-        [(6, 0), (3, 0)],
-        host_token="h",
-        started=False,
+        StoredGame.new(
+            game_id,
+            "classic",
+            ["red", "blue"],
+            seats or SEATS,
+            extra={"timer": 30},
+            actions=[(6, 0), (3, 0)],
+            host_token="h",
+            started=False,
+        )
     )
 
 

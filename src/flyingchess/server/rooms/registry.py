@@ -9,7 +9,6 @@ import asyncio
 import json
 import random
 import secrets
-import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, Final
@@ -170,45 +169,28 @@ class Rooms:
         if state is None:
             state = replay_actions(players, rules, actions)
         host_token = secrets.token_urlsafe(24)
-        now = time.time()
         started = not any(seat["kind"] == "open" for seat in seats.values())
         extra = dict(extra or {})
         if not started:  # players will join from other devices: dice they can check
             seated = tuple(colour for colour, seat in seats.items() if seat["kind"] == "player")
             extra["dice"] = DiceProof.new(first=len(actions), seated=seated).stored()
-        stored = StoredGame(
+        stored = StoredGame.new(
             secrets.token_urlsafe(9),
-            now,
-            now,
             rules.to_json(),
             list(players),
             seats,
-            extra,
-            None,
-            speed,
-            state.over,
-            state.winner,
-            list(state.ranking),
-            actions,
-            token_hash(host_token),
-            started,
+            extra=extra,
+            speed=speed,
+            over=state.over,
+            winner=state.winner,
+            ranking=list(state.ranking),
+            actions=actions,
+            host_token=token_hash(host_token),
+            started=started,
         )
         room = self._room(stored, state)
         self._make_space()  # before the write: a refused game must not be stored (and room for it here)
-        await self.store.create(
-            stored.id,
-            stored.rules,
-            stored.players,
-            seats,
-            stored.extra,
-            actions,
-            state.over,
-            state.winner,
-            list(state.ranking),
-            stored.host_token,
-            started,
-            speed=speed,
-        )
+        await self.store.create(stored)
         return self._adopt_new(room), host_token
 
     def _adopt_new(self, room: Room) -> Room:

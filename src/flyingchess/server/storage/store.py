@@ -26,7 +26,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Concatenate, ParamSpec, Protocol, TypeVar
 
@@ -118,27 +118,36 @@ def seat_counts(seats: dict[str, Any]) -> tuple[bool, int]:
     return open_seats > 0 or "player" in kinds, open_seats
 
 
-@dataclass
+@dataclass(kw_only=True)
 class StoredGame:
+    """One game's row and its actions, as stored (built by keyword: it has many fields,
+    several of one type). `StoredGame.new` is a game about to be created."""
+
     id: str
     created: float
     updated: float
     rules: Any
     players: list[str]
     seats: dict[str, Any]
-    extra: dict[str, Any]
-    pending_roll: int | None
-    speed: str
-    over: bool
-    winner: str | None
-    ranking: list[str]
-    actions: list[tuple[int, int | None]]
+    extra: dict[str, Any] = field(default_factory=dict)
+    pending_roll: int | None = None
+    speed: str = "normal"
+    over: bool = False
+    winner: str | None = None
+    ranking: list[str] = field(default_factory=list)
+    actions: list[tuple[int, int | None]] = field(default_factory=list)
     host_token: str | None = None
     """The SHA-256 of the host's secret token (the token itself is never stored)."""
     started: bool = True
     """False while the host gathers players: nobody rolls until the host starts."""
     epoch: int = 0
     """The latest claim on the game (see `SqlStore.claim`)."""
+
+    @classmethod
+    def new(cls, game_id: str, rules: Any, players: list[str], seats: dict[str, Any], **fields: Any) -> StoredGame:
+        """A game not stored yet, created and updated now (one clock reading for both)."""
+        now = time.time()
+        return cls(id=game_id, created=now, updated=now, rules=rules, players=players, seats=seats, **fields)
 
 
 class Database(Protocol):
@@ -305,52 +314,36 @@ class SqlStore:
         return outcomes
 
     @_write
-    def create(
-        self,
-        sql: Sql,
-        game_id: str,
-        rules: Any,
-        players: list[str],
-        seats: dict[str, Any],
-        extra: dict[str, Any],
-        actions: list[tuple[int, int | None]],
-        over: bool = False,
-        winner: str | None = None,
-        ranking: list[str] | None = None,
-        host_token: str | None = None,
-        started: bool = True,
-        epoch: int = 0,
-        speed: str = "normal",
-    ) -> None:
-        now = time.time()
-        shared, open_seats = seat_counts(seats)
+    def create(self, sql: Sql, game: StoredGame) -> None:
+        """Store a new game (`StoredGame.new`) with its actions so far."""
+        shared, open_seats = seat_counts(game.seats)
         sql.execute(
             "INSERT INTO games (id, created, updated, rules, players, seats, extra, over, winner,"
             " ranking, host_token, started, shared, open_seats, action_count, epoch, speed)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                game_id,
-                now,
-                now,
-                json.dumps(rules),
-                json.dumps(players),
-                json.dumps(seats),
-                json.dumps(extra),
-                int(over),
-                winner,
-                json.dumps(ranking or []),
-                host_token,
-                int(started),
+                game.id,
+                game.created,
+                game.updated,
+                json.dumps(game.rules),
+                json.dumps(game.players),
+                json.dumps(game.seats),
+                json.dumps(game.extra),
+                int(game.over),
+                game.winner,
+                json.dumps(game.ranking),
+                game.host_token,
+                int(game.started),
                 int(shared),
                 open_seats,
-                len(actions),
-                epoch,
-                speed,
+                len(game.actions),
+                game.epoch,
+                game.speed,
             ),
         )
         sql.executemany(
             "INSERT INTO actions (game_id, seq, roll, plane, at) VALUES (?, ?, ?, ?, ?)",
-            [(game_id, seq, roll, plane, now) for seq, (roll, plane) in enumerate(actions)],
+            [(game.id, seq, roll, plane, game.created) for seq, (roll, plane) in enumerate(game.actions)],
         )
 
     def _update_game(
@@ -688,22 +681,22 @@ class SqliteStore(SqlStore):
 def _stored_game(game_id: str, row: tuple[Any, ...], actions: list[tuple[int, int | None]]) -> StoredGame:
     try:
         stored = StoredGame(
-            row[0],
-            row[1],
-            row[2],
-            json.loads(row[3]),
-            json.loads(row[4]),
-            json.loads(row[5]),
-            json.loads(row[6]),
-            row[7],
-            row[8],
-            bool(row[9]),
-            row[10],
-            json.loads(row[11]),
-            actions,
-            row[12],
-            bool(row[13]),
-            int(row[14]),
+            id=row[0],
+            created=row[1],
+            updated=row[2],
+            rules=json.loads(row[3]),
+            players=json.loads(row[4]),
+            seats=json.loads(row[5]),
+            extra=json.loads(row[6]),
+            pending_roll=row[7],
+            speed=row[8],
+            over=bool(row[9]),
+            winner=row[10],
+            ranking=json.loads(row[11]),
+            actions=actions,
+            host_token=row[12],
+            started=bool(row[13]),
+            epoch=int(row[14]),
         )
     except (ValueError, TypeError) as error:
         raise DamagedGame(f"game {game_id} is damaged in storage: {error}") from None
