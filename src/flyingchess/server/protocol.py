@@ -11,7 +11,7 @@ import json
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal, get_args
+from typing import Any, Final, Literal, Protocol, TypeVar, get_args
 
 from ..board import COLOURS, PLANES_PER_COLOUR
 from ..bots import BOTS, playable
@@ -100,39 +100,110 @@ HTTP_STATUS: Final = {
 """The HTTP status of each error code an HTTP request can get (anything else: 400)."""
 
 
+MessageParser = Callable[[Mapping[str, Any]], "Message"]
+PARSERS: Final[dict[str, MessageParser]] = {}
+"""Each wire type's parser: filled by `@message`, so a message is declared once, its
+wire name, fields and checks together (its handler is rooms/commands.py's `@handles`)."""
+MESSAGE_TYPES: Final[dict[str, type]] = {}
+
+
+class _Parsed(Protocol):
+    @classmethod
+    def parse(cls, data: Mapping[str, Any]) -> Any: ...
+
+
+P = TypeVar("P", bound=_Parsed)
+
+
+def message(wire: str) -> Callable[[type[P]], type[P]]:
+    """Declare a message a page may send, named `wire` on the wire (its `type`)."""
+
+    def register(cls: type[P]) -> type[P]:
+        if wire in PARSERS:
+            raise ValueError(f"two messages are named {wire!r}")
+        PARSERS[wire] = cls.parse
+        MESSAGE_TYPES[wire] = cls
+        return cls
+
+    return register
+
+
+@message("roll")
 @dataclass(frozen=True)
 class Roll:
     at: int | None = None
     """The action count of the game the page rolled in (optional): refused `moved-on` if
     the game has moved on since, so a roll sent again after a reconnection applies once."""
 
+    @classmethod
+    def parse(cls, data: Mapping[str, Any]) -> Roll:
+        _expect_only(data, {"at"})
+        return cls(_at(data))
 
+
+@message("move")
 @dataclass(frozen=True)
 class Move:
     plane: int
     at: int | None = None
     """As `Roll.at`."""
 
+    @classmethod
+    def parse(cls, data: Mapping[str, Any]) -> Move:
+        _expect_only(data, {"plane", "at"})
+        plane = data.get("plane")
+        if isinstance(plane, bool) or not isinstance(plane, int) or not 0 <= plane < PLANES_PER_COLOUR:
+            raise ProtocolError("bad-message", f"plane must be an integer 0..3, not {json.dumps(plane)}")
+        return cls(plane, _at(data))
 
+
+@message("speed")
 @dataclass(frozen=True)
 class Speed:
     speed: str
 
+    @classmethod
+    def parse(cls, data: Mapping[str, Any]) -> Speed:
+        _expect_only(data, {"speed"})
+        speed = data.get("speed")
+        if speed not in SPEEDS:
+            raise ProtocolError("bad-message", f"speed must be one of {', '.join(SPEEDS)}")
+        return cls(speed)
 
+
+@message("sync")
 @dataclass(frozen=True)
 class Sync:
-    pass
+    @classmethod
+    def parse(cls, data: Mapping[str, Any]) -> Sync:
+        _expect_only(data, set())
+        return cls()
 
 
+@message("hello")
 @dataclass(frozen=True)
 class Hello:
     token: str
 
+    @classmethod
+    def parse(cls, data: Mapping[str, Any]) -> Hello:
+        _expect_only(data, {"token"})
+        token = data.get("token")
+        if not isinstance(token, str) or not 0 < len(token) <= TOKEN_LIMIT:
+            raise ProtocolError("bad-message", "token must be a string")
+        return cls(token)
 
+
+@message("join")
 @dataclass(frozen=True)
 class Join:
     colour: str
     name: str
+
+    @classmethod
+    def parse(cls, data: Mapping[str, Any]) -> Join:
+        _expect_only(data, {"colour", "name"})
+        return cls(_colour(data), clean_text(data.get("name"), "name", NAME_LIMIT))
 
 
 HostSeatKind = Literal["human", "bot", "open"]
@@ -140,38 +211,86 @@ HostSeatKind = Literal["human", "bot", "open"]
 HOST_SEAT_KINDS: Final = get_args(HostSeatKind)
 
 
+@message("seat")
 @dataclass(frozen=True)
 class SetSeat:
     colour: str
     kind: HostSeatKind
     bot: str | None
 
+    @classmethod
+    def parse(cls, data: Mapping[str, Any]) -> SetSeat:
+        _expect_only(data, {"colour", "kind", "bot"})
+        kind = data.get("kind")
+        if kind not in HOST_SEAT_KINDS:
+            raise ProtocolError("bad-message", f"kind must be one of {', '.join(HOST_SEAT_KINDS)}")
+        bot = data.get("bot")
+        if kind == "bot" and not playable(bot):
+            raise ProtocolError("bad-message", _not_playable(bot))
+        seat_kind = next(value for value in HOST_SEAT_KINDS if value == kind)
+        return cls(_colour(data), seat_kind, str(bot) if kind == "bot" else None)
 
+
+@message("start")
 @dataclass(frozen=True)
 class Start:
-    pass
+    @classmethod
+    def parse(cls, data: Mapping[str, Any]) -> Start:
+        _expect_only(data, set())
+        return cls()
 
 
+@message("kick")
 @dataclass(frozen=True)
 class Kick:
     colour: str
 
+    @classmethod
+    def parse(cls, data: Mapping[str, Any]) -> Kick:
+        _expect_only(data, {"colour"})
+        return cls(_colour(data))
 
+
+@message("chat")
 @dataclass(frozen=True)
 class Chat:
     text: str
 
+    @classmethod
+    def parse(cls, data: Mapping[str, Any]) -> Chat:
+        _expect_only(data, {"text"})
+        return cls(clean_text(data.get("text"), "text", CHAT_LIMIT))
 
+
+@message("react")
 @dataclass(frozen=True)
 class React:
     emoji: str
 
+    @classmethod
+    def parse(cls, data: Mapping[str, Any]) -> React:
+        _expect_only(data, {"emoji"})
+        if data.get("emoji") not in REACTIONS:
+            raise ProtocolError("bad-message", f"emoji must be one of {' '.join(REACTIONS)}")
+        return cls(str(data["emoji"]))
 
+
+@message("contribute")
 @dataclass(frozen=True)
 class Contribute:
     """A seated page's share in the dice of a network game (docs/records.md §6)."""
 
     value: str
+
+    @classmethod
+    def parse(cls, data: Mapping[str, Any]) -> Contribute:
+        _expect_only(data, {"value"})
+        value = data.get("value")
+        if not valid_contribution(value):
+            raise ProtocolError(
+                "bad-contribution", f"value must be 8 to 64 letters, digits, '-' or '_' ({CONTRIBUTION.pattern})"
+            )
+        return cls(str(value))
 
 
 Message = Roll | Move | Speed | Sync | Hello | Join | SetSeat | Kick | Chat | React | Start | Contribute
@@ -203,63 +322,6 @@ def _colour(data: Mapping[str, Any]) -> str:
     return str(colour)
 
 
-def _hello(data: Mapping[str, Any]) -> Message:
-    _expect_only(data, {"token"})
-    token = data.get("token")
-    if not isinstance(token, str) or not 0 < len(token) <= TOKEN_LIMIT:
-        raise ProtocolError("bad-message", "token must be a string")
-    return Hello(token)
-
-
-def _join(data: Mapping[str, Any]) -> Message:
-    _expect_only(data, {"colour", "name"})
-    return Join(_colour(data), clean_text(data.get("name"), "name", NAME_LIMIT))
-
-
-def _set_seat(data: Mapping[str, Any]) -> Message:
-    _expect_only(data, {"colour", "kind", "bot"})
-    kind = data.get("kind")
-    if kind not in HOST_SEAT_KINDS:
-        raise ProtocolError("bad-message", f"kind must be one of {', '.join(HOST_SEAT_KINDS)}")
-    bot = data.get("bot")
-    if kind == "bot" and not playable(bot):
-        raise ProtocolError("bad-message", _not_playable(bot))
-    seat_kind = next(value for value in HOST_SEAT_KINDS if value == kind)
-    return SetSeat(_colour(data), seat_kind, str(bot) if kind == "bot" else None)
-
-
-def _start(data: Mapping[str, Any]) -> Message:
-    _expect_only(data, set())
-    return Start()
-
-
-def _kick(data: Mapping[str, Any]) -> Message:
-    _expect_only(data, {"colour"})
-    return Kick(_colour(data))
-
-
-def _chat(data: Mapping[str, Any]) -> Message:
-    _expect_only(data, {"text"})
-    return Chat(clean_text(data.get("text"), "text", CHAT_LIMIT))
-
-
-def _react(data: Mapping[str, Any]) -> Message:
-    _expect_only(data, {"emoji"})
-    if data.get("emoji") not in REACTIONS:
-        raise ProtocolError("bad-message", f"emoji must be one of {' '.join(REACTIONS)}")
-    return React(str(data["emoji"]))
-
-
-def _contribute(data: Mapping[str, Any]) -> Message:
-    _expect_only(data, {"value"})
-    value = data.get("value")
-    if not valid_contribution(value):
-        raise ProtocolError(
-            "bad-contribution", f"value must be 8 to 64 letters, digits, '-' or '_' ({CONTRIBUTION.pattern})"
-        )
-    return Contribute(str(value))
-
-
 def _expect_only(data: Mapping[str, Any], allowed: set[str]) -> None:
     extra = sorted(set(data) - allowed - {"type"})
     if extra:
@@ -271,48 +333,6 @@ def _at(data: Mapping[str, Any]) -> int | None:
     if at is not None and (isinstance(at, bool) or not isinstance(at, int) or at < 0):
         raise ProtocolError("bad-message", f"at must be an action count (an integer from 0), not {json.dumps(at)}")
     return at
-
-
-def _roll(data: Mapping[str, Any]) -> Message:
-    _expect_only(data, {"at"})
-    return Roll(_at(data))
-
-
-def _move(data: Mapping[str, Any]) -> Message:
-    _expect_only(data, {"plane", "at"})
-    plane = data.get("plane")
-    if isinstance(plane, bool) or not isinstance(plane, int) or not 0 <= plane < PLANES_PER_COLOUR:
-        raise ProtocolError("bad-message", f"plane must be an integer 0..3, not {json.dumps(plane)}")
-    return Move(plane, _at(data))
-
-
-def _speed(data: Mapping[str, Any]) -> Message:
-    _expect_only(data, {"speed"})
-    speed = data.get("speed")
-    if speed not in SPEEDS:
-        raise ProtocolError("bad-message", f"speed must be one of {', '.join(SPEEDS)}")
-    return Speed(speed)
-
-
-def _sync(data: Mapping[str, Any]) -> Message:
-    _expect_only(data, set())
-    return Sync()
-
-
-PARSERS: Final = {
-    "roll": _roll,
-    "move": _move,
-    "speed": _speed,
-    "sync": _sync,
-    "hello": _hello,
-    "join": _join,
-    "seat": _set_seat,
-    "kick": _kick,
-    "chat": _chat,
-    "react": _react,
-    "start": _start,
-    "contribute": _contribute,
-}
 
 
 def parse_message(text: str | bytes) -> Message:

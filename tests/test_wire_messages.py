@@ -1,0 +1,57 @@
+"""The messages a page may send, declared once each (protocol.py `@message`: wire name,
+fields and checks together) and handled once each (rooms/commands.py `@handles`)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+pytest.importorskip("starlette")
+from flyingchess.server.protocol import MESSAGE_TYPES, ProtocolError, message, parse_message
+from flyingchess.server.rooms.commands import HANDLERS
+
+EXAMPLES: dict[str, dict[str, Any]] = {
+    "roll": {"at": 3},
+    "move": {"plane": 2, "at": 4},
+    "speed": {"speed": "fast"},
+    "sync": {},
+    "hello": {"token": "t0k3n"},
+    "join": {"colour": "blue", "name": "Ana"},
+    "seat": {"colour": "red", "kind": "bot", "bot": "heuristic"},
+    "kick": {"colour": "green"},
+    "chat": {"text": "hi"},
+    "react": {"emoji": "🎉"},
+    "start": {},
+    "contribute": {"value": "abcdefgh12"},
+}
+
+
+def test_every_message_parses_to_its_class_and_has_a_handler() -> None:
+    assert set(EXAMPLES) == set(MESSAGE_TYPES), "a new message needs an example here"
+    for wire, fields in EXAMPLES.items():
+        parsed = parse_message(json.dumps({"type": wire, **fields}))
+        assert type(parsed) is MESSAGE_TYPES[wire]
+        assert type(parsed) in HANDLERS
+    assert set(HANDLERS) == set(MESSAGE_TYPES.values())
+
+
+def test_a_field_a_message_does_not_have_is_refused() -> None:
+    for wire, fields in EXAMPLES.items():
+        with pytest.raises(ProtocolError, match="unexpected field 'colour2'"):
+            parse_message(json.dumps({"type": wire, **fields, "colour2": "red"}))
+
+
+def test_two_messages_cannot_share_a_wire_name() -> None:
+    with pytest.raises(ValueError, match="two messages are named 'roll'"):
+
+        @message("roll")
+        @dataclass(frozen=True)
+        class AnotherRoll:
+            @classmethod
+            def parse(cls, data: Any) -> AnotherRoll:
+                return cls()
+
+    assert MESSAGE_TYPES["roll"].__name__ == "Roll"
