@@ -1,5 +1,7 @@
 """Rooms across several server processes (`serve --redis`): the owner plays, the others
-forward. See nodes.py for leases, messages and liveness.
+forward. See nodes.py for leases, messages and liveness, forwarding.py for the
+stand-ins (`RemoteRoom`, `RemotePage`) and inbox.py for what a process does with the
+messages the others send it.
 
 A page's connection asks `ClusteredRooms.for_page`: when no live process owns the room,
 this one takes the lease, claims the game in the database (a new epoch) and loads it;
@@ -22,229 +24,30 @@ import asyncio
 import contextlib
 import functools
 import logging
-import secrets
 import time
-from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 import redis
 
 from .. import metrics
 from ..logs import log_failure
-from ..protocol import Hello, Message, Move, ProtocolError, Roll, encode_message, parse_message
+from ..protocol import ProtocolError
 from ..rooms.presence import Watcher
 from ..rooms.registry import Rooms
 from ..rooms.room import RESTARTING, Room, RoomLike
-from ..rooms.seats import Control
 from ..rooms.session import rebuild
 from ..storage.store import StoreError
+from .forwarding import UNAVAILABLE, RemotePage, RemoteRoom
+from .inbox import Inbox
 from .nodes import Cluster
 
 log = logging.getLogger("flyingchess.server")
-
-ASKED_AGAIN: Final = (Roll, Move)
-"""Requests a room's dead owner never carried out that are dropped when the room moves:
-the snapshot the move sends shows the page where the game stands, and it asks again
-(carrying them out as well would answer twice). Anything else is carried out."""
 
 CHECK_SECONDS: Final = 0.25
 """How often a process checks that the owners of its forwarded rooms are still there
 (two Redis round trips, however many rooms)."""
 EXPIRY_CHECK_SECONDS: Final = 0.1
 """How often a process looks for rooms whose lease ran out on its own clock."""
-UNAVAILABLE: Final = "the game servers cannot reach each other right now: reconnecting"
-
-
-def control_to_json(control: Control) -> dict[str, Any]:
-    return {"host": control.host, "colours": sorted(control.colours), "token": control.token}
-
-
-def control_from_json(data: dict[str, Any]) -> Control:
-    token = data.get("token")
-    return Control(
-        host=bool(data.get("host")),
-        colours=frozenset(str(colour) for colour in data.get("colours", [])),
-        token=str(token) if token is not None else None,
-    )
-
-
-class NodeLink:
-    """The messages from this process (an owner) to the pages of one other process."""
-
-    def __init__(self, cluster: Cluster, node: str) -> None:
-        self.cluster = cluster
-        self.node = node
-
-    def deliver(self, pages: list[RemotePage], text: str, valid: Callable[[], bool]) -> None:
-        """Queued, not awaited (Cluster.post): dropped unsent unless `valid()` (the room may
-        still send: Room.may_send) when it is about to go out."""
-        self.cluster.post(self.node, {"op": "deliver", "conns": [page.conn for page in pages], "text": text}, valid)
-
-
-class RemotePage:
-    """A page connected to another process, as the owner's room sees it."""
-
-    def __init__(self, link: NodeLink, conn: str, game_id: str) -> None:
-        self.group = link
-        """Pages of one process share a link: a broadcast goes to them in one message."""
-        self.conn = conn
-        self.game_id = game_id
-
-    async def send_text(self, data: str) -> None:
-        """Alone, outside a room's broadcast (which sends its pages of one process together)."""
-        self.group.deliver([self], data, functools.partial(self.group.cluster.holds, self.game_id))
-
-    async def close(self, code: int = 1000, reason: str | None = None) -> None:
-        with contextlib.suppress(redis.RedisError, OSError):
-            await self.group.cluster.send(self.group.node, {"op": "close", "conns": [self.conn], "code": code})
-
-
-class RemoteRoom:
-    """The stand-in for a room another process owns: it forwards, the owner plays. When
-    the owner dies this process may take the room over (`move_to`); from then on the
-    stand-in hands its pages' requests to the room here."""
-
-    def __init__(self, rooms: ClusteredRooms, game_id: str, owner: str) -> None:
-        self.rooms = rooms
-        self.id = game_id
-        self.owner = owner
-        self.conns: dict[Watcher, str] = {}
-        self.controls: dict[Watcher, Control] = {}
-        """What each page may do, as the owner last said (it authenticates, not us)."""
-        self.hellos: dict[Watcher, tuple[str, Message, str]] = {}
-        """Each page's last hello (address, request, text): said again to the room if it
-        moves here before the owner answered it, or the page would play on as a watcher."""
-        self.moving: asyncio.Future[Room | None] | None = None
-        """Set while the room is being taken over here: requests wait for it."""
-        self.local: Room | None = None
-        self.resynced: set[Watcher] = set()
-        """Pages sent their snapshot while the move is under way."""
-        self.left: set[Watcher] = set()
-        """Pages that went away while the move is under way."""
-        self.unowned_since: float | None = None
-        """Since when Redis has said nobody owns the room while its owner lives (it is
-        getting the room back after an outage of Redis: the pages wait for it)."""
-
-    def watcher_count(self) -> int:
-        if self.local is not None:
-            return self.local.watcher_count()
-        return len(self.conns)  # the owner enforces the room's own limit
-
-    async def _send(self, message: dict[str, Any]) -> bool:
-        """Whether the owner heard it. When it did not, the owner is gone (or Redis is):
-        the room moves here if it can, else the pages reconnect and find the new owner."""
-        try:
-            received = await self.rooms.cluster.send(
-                self.owner, {**message, "room": self.id, "node": self.rooms.cluster.node}
-            )
-        except (redis.RedisError, OSError):
-            # Redis is away: nobody can take the room over now. The page is told and keeps
-            # its connection; when Redis is back the owner (or this process) goes on.
-            raise ProtocolError("reconnecting", UNAVAILABLE) from None
-        if not received and self.moving is None and not self.rooms.take_over_from(self):
-            await self.lost()
-        return received
-
-    async def connect(self, page: Watcher, control: Control) -> None:
-        conn = secrets.token_hex(8)
-        self.conns[page] = conn
-        self.controls[page] = control
-        self.rooms.edge_pages[conn] = page
-        await self._send({"op": "attach", "conn": conn, "host": control.host})
-
-    async def receive(self, page: Watcher, address: str, request: Message, text: str) -> None:
-        if isinstance(request, Hello) and self.local is None:
-            self.hellos[page] = (address, request, text)
-        if self.moving is None and self.local is None:
-            conn = self.conns.get(page)
-            if conn is None or await self._send({"op": "message", "conn": conn, "address": address, "text": text}):
-                return
-            # nobody heard it: the room is moving here (or the page is reconnecting)
-        if self.moving is not None:
-            answered = page not in self.resynced  # the snapshot the move sends answers it
-            if await self.moving is None or (answered and isinstance(request, ASKED_AGAIN)):
-                return
-        if self.local is not None:
-            await self.local.receive(page, address, request, text)
-
-    async def disconnect(self, page: Watcher) -> None:
-        self.hellos.pop(page, None)
-        if self.moving is not None:
-            self.left.add(page)  # not to be moved
-        if self.local is not None:
-            await self.local.disconnect(page)
-            return
-        conn = self.conns.pop(page, None)
-        self.controls.pop(page, None)
-        self.hellos.pop(page, None)
-        if conn is not None:
-            self.rooms.edge_pages.pop(conn, None)
-            if self.moving is None:
-                with contextlib.suppress(redis.RedisError, OSError):
-                    await self.rooms.cluster.send(
-                        self.owner, {"op": "detach", "room": self.id, "conn": conn, "node": self.rooms.cluster.node}
-                    )
-        if not self.conns and self.rooms.remote.get(self.id) is self:
-            self.rooms.remote.pop(self.id, None)
-
-    def controlled(self, conn: str, control: Control) -> None:
-        page = self.rooms.edge_pages.get(conn)
-        if page is not None and page in self.conns:
-            self.controls[page] = control
-            self.hellos.pop(page, None)  # answered: nothing to say again
-
-    def begin_move(self) -> None:
-        self.moving = asyncio.get_running_loop().create_future()
-
-    async def move_to(self, taking: Awaitable[Room | None]) -> None:
-        """Take the room over here (`taking` loads it; `begin_move` came first) and move
-        the pages to it on their own connections: each gets a snapshot (a request the
-        dead owner never answered is answered by it: the page asks again) and keeps its
-        control."""
-        assert self.moving is not None
-        try:
-            room = await taking
-        except Exception as error:  # the database or Redis is away: reconnecting will tell
-            log.warning("room %s: cannot take it over: %s", self.id, error)
-            room = None
-        if room is None or room.lost:
-            self.moving.set_result(None)
-            self.moving = None
-            self.left.clear()
-            await self.lost()
-            return
-        pages = list(self.conns)
-        for conn in self.conns.values():
-            self.rooms.edge_pages.pop(conn, None)
-        self.conns = {}
-        self.local = room
-        try:
-            for page in pages:
-                control = self.controls.pop(page, Control())
-                hello = self.hellos.pop(page, None)
-                if page not in self.left:
-                    # a refusal of one page's hello (its token opens nothing now) moves the others all the same
-                    with contextlib.suppress(ConnectionError, ProtocolError):
-                        await room.connect(page, control)
-                        if hello is not None and control == Control():  # the owner never answered it
-                            await room.receive(page, *hello)
-                self.resynced.add(page)
-        finally:  # requests that waited go to the room now, in order
-            self.moving.set_result(room)
-            self.moving = None
-            self.resynced.clear()
-            self.left.clear()
-
-    async def lost(self) -> None:
-        """The owner is gone: every page here reconnects (and finds the new owner)."""
-        if self.rooms.remote.get(self.id) is self:
-            self.rooms.remote.pop(self.id, None)
-        pages, self.conns = list(self.conns.items()), {}
-        self.controls = {}
-        self.hellos = {}
-        for page, conn in pages:
-            self.rooms.edge_pages.pop(conn, None)
-            asyncio.get_running_loop().create_task(page.close(code=1012))
 
 
 class ClusteredRooms(Rooms):
@@ -259,26 +62,13 @@ class ClusteredRooms(Rooms):
         """Pages here watching a room another process owns, by connection id."""
         self.remote_pages: dict[tuple[str, str], RemotePage] = {}
         """Pages of other processes watching rooms owned here, by (process, connection)."""
-        self.links: dict[str, NodeLink] = {}
         self.suspended: dict[str, Room] = {}
         """Rooms whose lease ran out while Redis could not be reached, with their pages."""
         self.paused_at = 0.0
         """When a room was last paused: Redis must answer after that for rooms to come back."""
         self.resuming: asyncio.Task[None] | None = None
-        self.queues: dict[str, asyncio.Task[None]] = {}
         self.tasks: list[asyncio.Task[None]] = []
-        for op, handler in {
-            "attach": self._attach,
-            "message": self._message,
-            "detach": self._detach,
-            "deliver": self._deliver_here,
-            "close": self._close_here,
-            "control": self._control_here,
-            "rematch": self._rematch_here,
-            "forget": self._forget_here,
-            "leaving": self._owner_leaving,
-        }.items():
-            cluster.handle(op, handler)
+        self.inbox = Inbox(self, cluster)
 
     # ----------------------------------------------------------------- running
 
@@ -643,136 +433,6 @@ class ClusteredRooms(Rooms):
                 return True
         return False
 
-    # ----------------------------------------------------------------- at the owner
-
-    def _in_order(self, key: str, job: Callable[[], Awaitable[None]]) -> None:
-        """Run jobs for one room one after another (a page's messages stay in order),
-        jobs for different rooms side by side."""
-        previous = self.queues.get(key)
-
-        async def run() -> None:
-            if previous is not None:
-                with contextlib.suppress(Exception, asyncio.CancelledError):
-                    await previous
-            try:
-                await job()
-            except (redis.RedisError, OSError) as error:  # the page is told when it next acts
-                log.warning("room %s: cannot reach the other processes: %s", key, error)
-            except Exception:
-                log.exception("room %s: a forwarded request failed", key)
-
-        task = asyncio.get_running_loop().create_task(run())
-        self.queues[key] = task
-
-        def finished(done: asyncio.Task[None]) -> None:
-            if self.queues.get(key) is done:
-                del self.queues[key]
-
-        task.add_done_callback(finished)
-
-    def _link(self, node: str) -> NodeLink:
-        link = self.links.get(node)
-        if link is None:
-            link = self.links[node] = NodeLink(self.cluster, node)
-        return link
-
-    async def _attach(self, message: dict[str, Any]) -> None:
-        game_id, node, conn = str(message["room"]), str(message["node"]), str(message["conn"])
-
-        async def job() -> None:
-            room = self.rooms.get(game_id)
-            if room is None and (game_id in self.loading or await self.cluster.owner_of(game_id) == self.cluster.node):
-                # The lease is ours but the room is still loading (or about to: this
-                # message can arrive before the taking of the lease has returned here).
-                try:
-                    room = await self._own(game_id)
-                except (ProtocolError, StoreError) as error:  # deleted, or the database is away
-                    log.warning("room %s: cannot load it for a page of another process: %s", game_id, error)
-            page = RemotePage(self._link(node), conn, game_id)
-            if room is None or room.lost:
-                await page.close(code=1012)  # not ours (any more): reconnect to the owner
-                return
-            if room.watcher_count() >= self.limits.watchers_per_room:
-                await page.send_text(
-                    encode_message(ProtocolError("room-full", "too many pages watch this game").to_json())
-                )
-                await page.close(code=1013)
-                return
-            self.remote_pages[node, conn] = page
-            await room.connect(page, Control(host=bool(message.get("host"))))
-
-        self._in_order(game_id, job)
-
-    async def _message(self, message: dict[str, Any]) -> None:
-        game_id, node, conn = str(message["room"]), str(message["node"]), str(message["conn"])
-        text, address = str(message.get("text", "")), str(message.get("address", ""))
-
-        async def job() -> None:
-            page = self.remote_pages.get((node, conn))
-            room = self.rooms.get(game_id)
-            if page is None or room is None or room.lost:
-                await RemotePage(self._link(node), conn, game_id).close(code=1012)
-                return
-            before = room.control_of(page)
-            try:
-                await room.receive(page, address, parse_message(text), text)
-            except ProtocolError as error:
-                await page.send_text(encode_message(error.to_json()))
-            except StoreError as error:
-                log.warning("room %s: %s", game_id, error)
-                await page.send_text(encode_message(ProtocolError("storage-unavailable", str(error)).to_json()))
-            control = room.control_of(page)
-            if control != before:  # after a hello or a join: the page's process keeps it, should it take over
-                await self.cluster.send(
-                    node, {"op": "control", "room": game_id, "conn": conn, **control_to_json(control)}
-                )
-
-        self._in_order(game_id, job)
-
-    async def _detach(self, message: dict[str, Any]) -> None:
-        game_id, node, conn = str(message["room"]), str(message["node"]), str(message["conn"])
-
-        async def job() -> None:
-            page = self.remote_pages.pop((node, conn), None)
-            room = self.rooms.get(game_id)
-            if page is not None and room is not None:
-                await room.disconnect(page)
-
-        self._in_order(game_id, job)
-
-    async def _rematch_here(self, message: dict[str, Any]) -> None:
-        await super().announce_rematch(str(message["room"]), str(message["new"]))
-
-    async def _forget_here(self, message: dict[str, Any]) -> None:
-        await self.forget_in_memory(str(message["room"]))
-
-    # ----------------------------------------------------------------- at a forwarding process
-
-    async def _deliver_here(self, message: dict[str, Any]) -> None:
-        text = str(message.get("text", ""))
-        for conn in message.get("conns", []):
-            page = self.edge_pages.get(conn)
-            if page is not None:
-                with contextlib.suppress(Exception):
-                    await page.send_text(text)
-
-    async def _owner_leaving(self, message: dict[str, Any]) -> None:
-        """The owner of a room pages here watch is shutting down and has given its lease
-        up: take the room over now and move those pages to it, without a reconnection."""
-        remote = self.remote.get(str(message["room"]))
-        if remote is not None and remote.owner == str(message.get("node")):
-            self.take_over_from(remote)
-
-    async def _control_here(self, message: dict[str, Any]) -> None:
-        remote = self.remote.get(str(message["room"]))
-        if remote is not None:
-            remote.controlled(str(message["conn"]), control_from_json(message))
-
-    async def _close_here(self, message: dict[str, Any]) -> None:
-        code = int(message.get("code", 1012))
-        for conn in message.get("conns", []):
-            page = self.edge_pages.pop(conn, None)
-            if page is not None:
-                for remote in self.remote.values():
-                    remote.conns.pop(page, None)
-                asyncio.get_running_loop().create_task(page.close(code=code))
+    async def announce_rematch_here(self, old_id: str, new_id: str) -> None:
+        """The owner's side of a rematch another process announced: the pages here hear it."""
+        await super().announce_rematch(old_id, new_id)
