@@ -184,7 +184,13 @@ export function mountGame(root, app, gameId) {
   function onMessage(msg) {
     if (destroyed || !msg) return;
     if (msg.game) checkStillSeated(msg.game);
-    if (msg.type === "snapshot") {
+    const handle = Object.hasOwn(ON_MESSAGE, msg.type) ? ON_MESSAGE[msg.type] : null;
+    if (handle) handle(msg);  // a type this page does not know (a newer server): nothing to do
+  }
+
+  /** What the page does with each message the server sends (docs/protocol.md). */
+  const ON_MESSAGE = {
+    snapshot(msg) {
       pending = false;
       resendLost(msg.game);
       lastActions = msg.game && typeof msg.game.actions === "number" ? msg.game.actions : -1;
@@ -192,7 +198,8 @@ export function mountGame(root, app, gameId) {
       const gen = log.reload(msg.game, (roll) => { if (!lastRoll) { lastRoll = roll; updateControls(); } });
       queue.push({ events: [], game: msg.game, fresh: true, gen });
       pump();
-    } else if (msg.type === "update") {
+    },
+    update(msg) {
       pending = false;
       if (msg.events && msg.events.length) unanswered = null;
       const actions = msg.game && typeof msg.game.actions === "number" ? msg.game.actions : -1;
@@ -201,7 +208,8 @@ export function mountGame(root, app, gameId) {
       lastActions = Math.max(lastActions, actions);
       queue.push({ events: msg.events || [], game: msg.game, gen: log.token });
       pump();
-    } else if (msg.type === "welcome") {
+    },
+    welcome(msg) {
       role = ["host", "player", "spectator"].includes(msg.role) ? msg.role : null;
       myColours = Array.isArray(msg.colours) ? msg.colours : [];
       if (role === "player" && myColours.length) {
@@ -209,25 +217,25 @@ export function mountGame(root, app, gameId) {
         if (seat && seat.colour !== myColours[0]) saveSeatToken(gameId, seat.token, "player", myColours[0]);
       }
       if (snap) renderPanel();
-    } else if (msg.type === "joined") {
+    },
+    joined(msg) {
       saveSeatToken(gameId, msg.token, "player", msg.colour);
       role = "player";
       myColours = [msg.colour];
       if (snap) renderPanel();
-    } else if (msg.type === "chat") {
-      chat.add(msg, true);
-    } else if (msg.type === "react") {
-      chat.floatReaction(msg);
-    } else if (msg.type === "seat-lost") {
+    },
+    chat(msg) { chat.add(msg, true); },
+    react(msg) { chat.floatReaction(msg); },
+    "seat-lost"() {
       // the host gave this page's seat away: its token opens nothing any more
       dropSeatToken(gameId);
       role = null;
       myColours = [];
       toast(t("seat.removed"), "error");
       if (snap) renderPanel();
-    } else if (msg.type === "rematch" && msg.id) {
-      showRematchNotice(msg.id);
-    } else if (msg.type === "error") {
+    },
+    rematch(msg) { if (msg.id) showRematchNotice(msg.id); },
+    error(msg) {
       pending = false;
       // refused for now, nothing changed: sent again with the room back (resendLost)
       if (msg.code === "reconnecting" && unanswered) unanswered.lost = true;
@@ -237,38 +245,38 @@ export function mountGame(root, app, gameId) {
         contributing = false;
         return;
       }
-      if (msg.code === "unknown-game") {
-        showMissing();
-        return;
-      }
-      if (msg.code === "moved-on") {
-        // a roll or move sent again after a reconnection had been carried out after all:
-        // the update that shows it is on its way, nothing to tell the player
-        if (snap) renderPanel(); else updateControls();
-        return;
-      }
-      if (msg.code === "reconnecting") {
-        // the room is moving to another server process (a restart, a failover): nothing
-        // was changed; the connection is closed next and the page reconnects by itself
-        conn.hidden = false;
-        if (snap) renderPanel(); else updateControls();
-        return;
-      }
-      if (msg.code === "bad-token") {
-        // the token no longer opens a seat (removed by the host, or an old game)
-        const held = getSeatToken(gameId);
-        dropSeatToken(gameId);
-        role = null;
-        myColours = [];
-        if (held && held.role === "player") toast(t("seat.removed"), "error");
-        if (snap) renderPanel();
-        return;
-      }
+      const handle = Object.hasOwn(ON_ERROR, msg.code) ? ON_ERROR[msg.code] : null;
+      if (handle) { handle(msg); return; }
       if (msg.code === "not-your-seat" && !role) learnedSpectator = true;
       toast(errorText(msg.code, msg.message), "error");
       if (snap) renderPanel(); else updateControls();
-    }
-  }
+    },
+  };
+
+  /** Refusals the page answers by itself rather than with a toast. */
+  const ON_ERROR = {
+    "unknown-game"() { showMissing(); },
+    "moved-on"() {
+      // a roll or move sent again after a reconnection had been carried out after all:
+      // the update that shows it is on its way, nothing to tell the player
+      if (snap) renderPanel(); else updateControls();
+    },
+    reconnecting() {
+      // the room is moving to another server process (a restart, a failover): nothing
+      // was changed; the connection is closed next and the page reconnects by itself
+      conn.hidden = false;
+      if (snap) renderPanel(); else updateControls();
+    },
+    "bad-token"() {
+      // the token no longer opens a seat (removed by the host, or an old game)
+      const held = getSeatToken(gameId);
+      dropSeatToken(gameId);
+      role = null;
+      myColours = [];
+      if (held && held.role === "player") toast(t("seat.removed"), "error");
+      if (snap) renderPanel();
+    },
+  };
 
   function showMissing() {
     screen.replaceChildren(missingCard(app));
