@@ -338,6 +338,47 @@ def test_two_devices_share_a_room_with_invite_join_chat_and_reload(browser: Any,
         server.stop()
 
 
+def test_the_pages_identity_follows_what_the_server_said(browser: Any, server: Server) -> None:
+    """web/identity.js, the page's model of who it is: each message in, a new identity
+    out; the page's role and the seats it plays come from it alone."""
+    tab = Page(browser, server.url)
+    seen = tab.page.evaluate(
+        """async () => {
+      const m = await import('/static/identity.js');
+      const player = { kind: 'player' };
+      let me = m.NOBODY;
+      const out = { fresh_here: m.roleOf(me, true), fresh_elsewhere: m.roleOf(me, false) };
+      me = m.refusedSeat(me);
+      out.refused_here = m.roleOf(me, true);
+      me = m.welcomed(me, { role: 'player', colours: ['blue'] });
+      out.plays = [m.playsFor(me, player, 'blue', true), m.playsFor(me, player, 'red', true)];
+      out.lost = m.seatsLost(me, { seats: { blue: { kind: 'open' } } });
+      out.kept = m.seatsLost(me, { seats: { blue: player } });
+      out.unseated = m.roleOf(m.unseated(me), false);
+      out.joined = m.seated(m.NOBODY, 'green').colours;
+      const host = m.welcomed(m.NOBODY, { role: 'host', colours: [] });
+      out.host = [m.playsFor(host, { kind: 'human' }, 'red', false), m.playsFor(host, { kind: 'bot' }, 'red', false)];
+      out.unknown_role = m.roleOf(m.welcomed(m.NOBODY, { role: 'admin', colours: 'red' }), false);
+      out.frozen = Object.isFrozen(m.NOBODY);
+      return out;
+    }"""
+    )
+    assert seen == {
+        "fresh_here": "host",  # a game served to this machine alone: its page is the host's
+        "fresh_elsewhere": "spectator",
+        "refused_here": "spectator",  # refused not-your-seat before any welcome
+        "plays": [True, False],
+        "lost": ["blue"],
+        "kept": [],
+        "unseated": "spectator",
+        "joined": ["green"],
+        "host": [True, False],
+        "unknown_role": "spectator",
+        "frozen": True,
+    }
+    tab.close()
+
+
 def test_a_single_choice_plays_itself_unless_auto_move_is_off(browser: Any, server: Server) -> None:
     """Auto-move is on by default: a move with one real choice (one legal plane, or all
     of them alike, such as launching any of four planes) needs no tap. Turned off (and

@@ -14,6 +14,7 @@ import { makeMoveLog } from "./movelog.js";
 import { fetchChances, fetchHint, chanceBar, percent, reasonText } from "./insight.js";
 import { makeDiceCard, newContribution, rememberDice } from "./fairdice.js";
 import { NETWORK_PLAY } from "./transport.js";
+import { NOBODY, welcomed, seated, unseated, refusedSeat, roleOf, playsFor, seatsLost } from "./identity.js";
 import {
   h, api, toast, errorText, colourIcon, colourChip, dieFace, setDieFace, seatLabel, botLabel,
   rulesSummary, formatEvents, medal, looksLocal, presenceDot, seatAvatar, PALETTE,
@@ -44,9 +45,7 @@ export function mountGame(root, app, gameId) {
   const local = looksLocal(app.meta);
   // a phone or tablet: the hints speak of tapping, not of keys
   const touch = window.matchMedia && window.matchMedia("(pointer: coarse)").matches;
-  let role = null;          // "host" | "player" | "spectator" from the last welcome
-  let myColours = [];
-  let learnedSpectator = false;
+  let me = NOBODY;          // who this page is, as the server last said (identity.js)
   let turnKey = null;
   let turnStart = 0;
   let turnLeft = 0;
@@ -149,34 +148,25 @@ export function mountGame(root, app, gameId) {
     connected = status === "open";
     if (!connected && unanswered) unanswered.lost = true;  // its answer may never come: see resendLost
     conn.hidden = connected;
-    if (connected && !saidHello) { role = null; myColours = []; }  // a fresh connection: the default role
+    if (connected && !saidHello) me = unseated(me);  // a fresh connection: the default role
     if (connected) contributing = false;
     if (snap) { renderPanel(); updateControls(); }
   });
 
   // ------------------------------------------------------------ who am I
   function myRole() {
-    if (role) return role;
-    return local && !learnedSpectator ? "host" : "spectator";
+    return roleOf(me, local);
   }
 
   /** Whether this page may roll and move for a colour. */
   function controls(colour) {
-    const seat = seatOf(colour);
-    if (!seat) return false;
-    const r = myRole();
-    if (r === "host") return seat.kind === "human";
-    if (r === "player") return myColours.includes(colour);
-    return false;
+    return playsFor(me, seatOf(colour), colour, local);
   }
 
   function checkStillSeated(game) {
-    if (role !== "player" || !game || !game.seats) return;
-    const lost = myColours.filter((c) => game.seats[c]?.kind !== "player");
-    if (!lost.length) return;
+    if (!seatsLost(me, game).length) return;
     dropSeatToken(gameId);
-    role = null;
-    myColours = [];
+    me = unseated(me);
     toast(t("seat.removed"), "error");
     socket.reconnect();  // a fresh connection watches
   }
@@ -210,18 +200,16 @@ export function mountGame(root, app, gameId) {
       pump();
     },
     welcome(msg) {
-      role = ["host", "player", "spectator"].includes(msg.role) ? msg.role : null;
-      myColours = Array.isArray(msg.colours) ? msg.colours : [];
-      if (role === "player" && myColours.length) {
+      me = welcomed(me, msg);
+      if (me.role === "player" && me.colours.length) {
         const seat = getSeatToken(gameId);
-        if (seat && seat.colour !== myColours[0]) saveSeatToken(gameId, seat.token, "player", myColours[0]);
+        if (seat && seat.colour !== me.colours[0]) saveSeatToken(gameId, seat.token, "player", me.colours[0]);
       }
       if (snap) renderPanel();
     },
     joined(msg) {
       saveSeatToken(gameId, msg.token, "player", msg.colour);
-      role = "player";
-      myColours = [msg.colour];
+      me = seated(me, msg.colour);
       if (snap) renderPanel();
     },
     chat(msg) { chat.add(msg, true); },
@@ -229,8 +217,7 @@ export function mountGame(root, app, gameId) {
     "seat-lost"() {
       // the host gave this page's seat away: its token opens nothing any more
       dropSeatToken(gameId);
-      role = null;
-      myColours = [];
+      me = unseated(me);
       toast(t("seat.removed"), "error");
       if (snap) renderPanel();
     },
@@ -247,7 +234,7 @@ export function mountGame(root, app, gameId) {
       }
       const handle = Object.hasOwn(ON_ERROR, msg.code) ? ON_ERROR[msg.code] : null;
       if (handle) { handle(msg); return; }
-      if (msg.code === "not-your-seat" && !role) learnedSpectator = true;
+      if (msg.code === "not-your-seat") me = refusedSeat(me);
       toast(errorText(msg.code, msg.message), "error");
       if (snap) renderPanel(); else updateControls();
     },
@@ -271,8 +258,7 @@ export function mountGame(root, app, gameId) {
       // the token no longer opens a seat (removed by the host, or an old game)
       const held = getSeatToken(gameId);
       dropSeatToken(gameId);
-      role = null;
-      myColours = [];
+      me = unseated(me);
       if (held && held.role === "player") toast(t("seat.removed"), "error");
       if (snap) renderPanel();
     },
@@ -552,8 +538,8 @@ export function mountGame(root, app, gameId) {
     const r = myRole();
     roleLine.dataset.role = r;
     roleLine.replaceChildren();
-    if (r === "player" && myColours.length) {
-      roleLine.append(h("span", { class: "role-text" }, tNodes("role.player", { player: colourChip(myColours[0]) })));
+    if (r === "player" && me.colours.length) {
+      roleLine.append(h("span", { class: "role-text" }, tNodes("role.player", { player: colourChip(me.colours[0]) })));
     } else if (r === "host" && !local) {
       roleLine.append(h("span", { class: "role-text" }, "★ ", t("role.host")));
     } else if (r === "spectator") {
@@ -581,7 +567,7 @@ export function mountGame(root, app, gameId) {
   }
 
   function isMine(msg) {
-    return msg.colour ? myColours.includes(msg.colour) : myRole() === "host";
+    return msg.colour ? me.colours.includes(msg.colour) : myRole() === "host";
   }
 
   function showRematchNotice(id) {
@@ -674,7 +660,7 @@ export function mountGame(root, app, gameId) {
   function contributorKey() {
     const r = myRole();
     if (r === "host") return "host";
-    return r === "player" && myColours.length ? myColours[0] : null;
+    return r === "player" && me.colours.length ? me.colours[0] : null;
   }
 
   /** Before a network game starts, each seated page adds a random share to its dice. */
