@@ -4,6 +4,8 @@ fields and checks together) and handled once each (rooms/commands.py `@handles`)
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,3 +57,22 @@ def test_two_messages_cannot_share_a_wire_name() -> None:
                 return cls()
 
     assert MESSAGE_TYPES["roll"].__name__ == "Roll"
+
+
+def test_a_message_without_a_handler_stops_the_server_at_import() -> None:
+    """CONTRIBUTING's promise, in a process of its own: a message declared in protocol.py
+    that rooms/commands.py does not handle makes importing the rooms fail, naming it."""
+    script = (
+        "from dataclasses import dataclass\n"
+        "from flyingchess.server.protocol import message\n"
+        "@message('wave')\n"
+        "@dataclass(frozen=True)\n"
+        "class Wave:\n"
+        "    @classmethod\n"
+        "    def parse(cls, data):\n"
+        "        return cls()\n"
+        "import flyingchess.server.rooms.room\n"
+    )
+    finished = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert finished.returncode != 0
+    assert "ImportError: no handler for Wave" in finished.stderr

@@ -33,7 +33,7 @@ class MoveInfo(NamedTuple):
     bot builds one per candidate, and a frozen dataclass was a sixth of its time.)"""
 
     plane: int
-    """The plane that names the move (a stack's lowest)."""
+    """The plane it was asked for (`move_infos` names a stack by its lowest plane)."""
     planes: tuple[int, ...]
     """Every plane that moves (a stack under `stacking: together`)."""
     start: int

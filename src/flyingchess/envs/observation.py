@@ -17,7 +17,7 @@ import numpy as np
 
 from ..board import CENTRE, COLOURS, HANGAR, LANE_FIRST, RING_INDEX, RING_SIZE, SEAT, TAKEOFF
 from ..game import State, carried_planes, legal_moves
-from ..moves import move_info
+from ..moves import move_infos
 from ..rules import RULE_FEATURES, Rules, rule_flags
 from .batch import ACTIONS, PASS_ACTION
 
@@ -93,17 +93,15 @@ def observe(state: State, colour: str) -> np.ndarray:
 
 
 def _move_previews(state: State, vector: np.ndarray) -> None:
-    """The MOVES_AT entries: each legal plane's move, as the engine plays it (moves.py)."""
-    mask = action_mask(state)
-    for plane in range(4):
-        if not mask[plane]:
-            continue
-        move = move_info(state, plane)
-        at = MOVES_AT + plane * MOVE_FEATURES
-        vector[at] = max(move.end, 0) / CENTRE
-        vector[at + 1] = move.captures
-        vector[at + 2] = move.special
-        vector[at + 3] = move.finish
+    """The MOVES_AT entries: each legal move as the engine plays it (moves.py), under
+    every plane it carries (the planes the action mask allows)."""
+    for move in move_infos(state):
+        for plane in move.planes:
+            at = MOVES_AT + plane * MOVE_FEATURES
+            vector[at] = max(move.end, 0) / CENTRE
+            vector[at + 1] = move.captures
+            vector[at + 2] = move.special
+            vector[at + 3] = move.finish
 
 
 def action_mask(state: State, colour: str | None = None) -> np.ndarray:
