@@ -59,7 +59,7 @@ def expect(socket: Any, kind: str) -> dict[str, Any]:
         message: dict[str, Any] = socket.receive_json()
         if message["type"] == kind:
             return message
-        assert message["type"] in ("update", "snapshot", "chat", "react", "seat-lost"), message
+        assert message["type"] in ("update", "snapshot", "welcome", "chat", "react", "seat-lost"), message
 
 
 def latest(socket: Any) -> dict[str, Any]:

@@ -338,43 +338,73 @@ def test_two_devices_share_a_room_with_invite_join_chat_and_reload(browser: Any,
         server.stop()
 
 
-def test_the_pages_identity_follows_what_the_server_said(browser: Any, server: Server) -> None:
-    """web/identity.js, the page's model of who it is: each message in, a new identity
-    out; the page's role and the seats it plays come from it alone."""
+def test_the_pages_model_follows_what_the_server_said(browser: Any, server: Server) -> None:
+    """web/identity.js and web/gamemodel.js, the page's model: each message in, a new
+    model and its effects out. Who the page is and what it may do come from the server's
+    `you` and `welcome` alone; a request lost with its connection is sent again once."""
     tab = Page(browser, server.url)
     seen = tab.page.evaluate(
         """async () => {
-      const m = await import('/static/identity.js');
-      const player = { kind: 'player' };
-      let me = m.NOBODY;
-      const out = { fresh_here: m.roleOf(me, true), fresh_elsewhere: m.roleOf(me, false) };
-      me = m.refusedSeat(me);
-      out.refused_here = m.roleOf(me, true);
-      me = m.welcomed(me, { role: 'player', colours: ['blue'] });
-      out.plays = [m.playsFor(me, player, 'blue', true), m.playsFor(me, player, 'red', true)];
-      out.lost = m.seatsLost(me, { seats: { blue: { kind: 'open' } } });
-      out.kept = m.seatsLost(me, { seats: { blue: player } });
-      out.unseated = m.roleOf(m.unseated(me), false);
-      out.joined = m.seated(m.NOBODY, 'green').colours;
-      const host = m.welcomed(m.NOBODY, { role: 'host', colours: [] });
-      out.host = [m.playsFor(host, { kind: 'human' }, 'red', false), m.playsFor(host, { kind: 'bot' }, 'red', false)];
-      out.unknown_role = m.roleOf(m.welcomed(m.NOBODY, { role: 'admin', colours: 'red' }), false);
-      out.frozen = Object.isFrozen(m.NOBODY);
+      const id = await import('/static/identity.js');
+      const gm = await import('/static/gamemodel.js');
+      const out = { nobody: [id.NOBODY.role, id.NOBODY.controls.length], frozen: Object.isFrozen(id.NOBODY) };
+      const player = { role: 'player', colours: ['blue'], controls: ['blue'], dice_share: 'blue' };
+      const watcher = { role: 'spectator', colours: [], controls: [], dice_share: null };
+      let me = id.told(id.NOBODY, player);
+      out.player = [me.role, id.controls(me, 'blue'), id.controls(me, 'red'), me.diceShare];
+      out.unknown_role = id.told(id.NOBODY, { role: 'admin', colours: 'red' }).role;
+      // a reconnection that proves its token keeps who it was until the welcome comes
+      me = id.snapshotSaid(id.connecting(me, true), watcher);
+      out.while_proving = me.role;
+      out.refused = id.helloRefused(me).role;
+      out.without_hello = id.snapshotSaid(id.connecting(me, false), watcher).role;
+
+      const game = (actions, phase, turn = 'blue') => ({ actions, phase, started: true, state: { turn }, choices: phase === 'move' ? 1 : 0 });
+      let model = gm.opened(gm.START, false);
+      let effects;
+      [model, effects] = gm.received(model, { type: 'snapshot', game: game(3, 'roll'), you: player });
+      out.die = gm.dieState(model, game(3, 'roll'), false);
+      out.die_others = gm.dieState(model, game(3, 'roll', 'red'), false);
+      out.die_busy = gm.dieState(model, game(3, 'roll'), true);
+      model = gm.sent(model, { type: 'roll', at: 3 }, game(3, 'roll'));
+      out.die_pending = gm.dieState(model, game(3, 'roll'), false);
+      model = gm.closed(model);
+      [model, effects] = gm.received(gm.opened(model, false), { type: 'snapshot', game: game(3, 'roll'), you: player });
+      out.resent = effects.filter((e) => e.kind === 'send').map((e) => e.message);
+      [model, effects] = gm.received(gm.closed(model), { type: 'snapshot', game: game(4, 'move'), you: player });
+      out.not_resent = effects.filter((e) => e.kind === 'send').length;
+      [model, effects] = gm.received(model, { type: 'update', events: [], game: game(6, 'roll') });
+      out.gap = effects.filter((e) => e.kind === 'send').map((e) => e.message.type);
+      model = gm.shareSent(model);
+      [model, effects] = gm.received(model, { type: 'error', code: 'already-contributed' });
+      out.late_share = [effects.length, model.sharing];
+      [model, effects] = gm.received(model, { type: 'error', code: 'not-your-seat', message: 'no' });
+      out.refusal = effects.map((e) => e.kind);
+      [model, effects] = gm.received(model, { type: 'welcome', ...watcher });
+      out.welcome = [model.me.role, gm.dieState(model, game(6, 'roll'), false)];
+      out.one_choice = [gm.oneChoice(game(6, 'move')), gm.oneChoice({ ...game(6, 'move'), choices: 2 })];
       return out;
     }"""
     )
     assert seen == {
-        "fresh_here": "host",  # a game served to this machine alone: its page is the host's
-        "fresh_elsewhere": "spectator",
-        "refused_here": "spectator",  # refused not-your-seat before any welcome
-        "plays": [True, False],
-        "lost": ["blue"],
-        "kept": [],
-        "unseated": "spectator",
-        "joined": ["green"],
-        "host": [True, False],
-        "unknown_role": "spectator",
+        "nobody": ["spectator", 0],
         "frozen": True,
+        "player": ["player", True, False, "blue"],
+        "unknown_role": "spectator",
+        "while_proving": "player",
+        "refused": "spectator",
+        "without_hello": "spectator",
+        "die": "ready",
+        "die_others": "waiting",
+        "die_busy": "waiting",
+        "die_pending": "waiting",
+        "resent": [{"type": "roll", "at": 3}],
+        "not_resent": 0,
+        "gap": ["sync"],
+        "late_share": [0, False],
+        "refusal": ["refused", "render"],
+        "welcome": ["spectator", "waiting"],
+        "one_choice": [True, False],
     }
     tab.close()
 

@@ -20,7 +20,7 @@ from flyingchess.server.limits import Limits
 from flyingchess.server.storage.store import SqliteStore
 from flyingchess.server.transport.app import create_app
 
-from asgi import LocalClient, app_client, error, expect, latest
+from asgi import LocalClient, app_client, error, expect, hello, latest
 
 HTML_NAME = '<b onclick="x()">Ann</b>'
 
@@ -159,7 +159,13 @@ def test_tokens_survive_a_restart_and_reconnects(store_path: Path) -> None:
         expect(guest, "snapshot")
         guest.send_json({"type": "hello", "token": token})
         welcome = expect(guest, "welcome")
-        assert welcome == {"type": "welcome", "role": "player", "colours": ["blue"]}
+        assert welcome == {
+            "type": "welcome",
+            "role": "player",
+            "colours": ["blue"],
+            "controls": ["blue"],
+            "dice_share": "blue",
+        }
         guest.send_json({"type": "hello", "token": created["host_token"]})
         assert expect(guest, "welcome")["role"] == "host"
 
@@ -339,3 +345,88 @@ def token_free(text: str, token: str) -> bool:
     import hashlib
 
     return token not in text and hashlib.sha256(token.encode()).hexdigest() not in text
+
+
+def next_message(socket: Any, *kinds: str) -> dict[str, Any]:
+    """The next message of one of `kinds`, skipping only chat: the order matters here."""
+    while True:
+        message: dict[str, Any] = socket.receive_json()
+        if message["type"] in kinds:
+            return message
+        assert message["type"] in ("chat", "react"), message
+
+
+def test_each_page_is_told_what_it_may_do_before_the_seats_change_under_it(client: TestClient) -> None:
+    """docs/protocol.md, `you` and `welcome`: the server says which seats a page controls
+    and who it adds dice as, so the page never works authority out; a change of seats
+    reaches the pages it concerns as a fresh welcome before the update that shows it."""
+    created = create(client)
+    url = f"/ws/{created['id']}"
+    with client.websocket_connect(url) as host, client.websocket_connect(url) as guest:
+        first = expect(host, "snapshot")
+        assert first["you"] == {"role": "spectator", "colours": [], "controls": [], "dice_share": None}
+        assert first["game"]["choices"] == 0  # nothing to choose while a roll is awaited
+        assert hello(host, created["host_token"]) == {
+            "type": "welcome",
+            "role": "host",
+            "colours": [],
+            "controls": ["red"],
+            "dice_share": "host",
+        }
+        expect(guest, "snapshot")
+        guest.send_json({"type": "join", "colour": "blue", "name": "Bao"})
+        expect(guest, "joined")
+        assert next_message(guest, "welcome", "update") == {
+            "type": "welcome",
+            "role": "player",
+            "colours": ["blue"],
+            "controls": ["blue"],
+            "dice_share": "blue",
+        }
+        guest.send_json({"type": "sync"})
+        assert expect(guest, "snapshot")["you"]["controls"] == ["blue"]
+        latest(host)  # read up to now: what follows is in order
+        # the host takes blue onto its own device: both pages hear of it before the update
+        host.send_json({"type": "seat", "colour": "blue", "kind": "human"})
+        assert next_message(host, "welcome", "update")["controls"] == ["blue", "red"]
+        assert next_message(guest, "seat-lost", "welcome", "update")["type"] == "seat-lost"
+        assert next_message(guest, "welcome", "update") == {
+            "type": "welcome",
+            "role": "spectator",
+            "colours": [],
+            "controls": [],
+            "dice_share": None,
+        }
+        latest(host), latest(guest)
+        # a bot for blue: the host's control shrinks again; a change that leaves it alone says nothing
+        host.send_json({"type": "seat", "colour": "blue", "kind": "bot", "bot": "random"})
+        assert next_message(host, "welcome", "update")["controls"] == ["red"]
+        assert next_message(guest, "welcome", "update")["type"] == "update"
+        latest(host)
+        host.send_json({"type": "seat", "colour": "blue", "kind": "bot", "bot": "heuristic"})
+        assert next_message(host, "welcome", "update")["type"] == "update"
+
+
+def test_a_move_with_one_real_choice_says_so(client: TestClient) -> None:
+    """`choices` counts the different moves: two hangar planes launched on a 6 are one."""
+    created = create(client)
+    game_id = created["id"]
+    with client.websocket_connect(f"/ws/{game_id}") as host:
+        expect(host, "snapshot")
+        hello(host, created["host_token"])
+        host.send_json({"type": "seat", "colour": "blue", "kind": "human"})
+        host.send_json({"type": "start"})
+        seen = set()
+        for _ in range(400):
+            game = latest(host)
+            if game["phase"] == "over":
+                break
+            if game["phase"] == "move":
+                alike = {move["choice"] for move in game["moves"]}
+                assert game["choices"] == len(alike) >= 1
+                seen.add(game["choices"])
+                host.send_json({"type": "move", "plane": game["moves"][-1]["plane"]})
+            else:
+                assert game["choices"] == 0
+                host.send_json({"type": "roll"})
+        assert 1 in seen and max(seen) > 1  # both kinds of turn were met

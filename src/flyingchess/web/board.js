@@ -1,6 +1,6 @@
 // The SVG board: drawn from the server's layout, planes placed from progress values,
 // events animated, legal moves highlighted and previewed. It never decides a rule.
-import { h, s, PALETTE, SHAPE, PLANE_PATH, shapePath, COLOURS, colourIcon, choiceKey } from "./ui.js";
+import { h, s, PALETTE, SHAPE, PLANE_PATH, shapePath, COLOURS, colourIcon } from "./ui.js";
 import { t } from "./i18n.js";
 
 const TAP_REACH_PX = 24;   // a tap this near a legal plane's centre picks it: a 48 px target
@@ -537,7 +537,7 @@ export class Board {
     near.sort((a, b) => a.d - b.d);
     const seen = new Set();
     const choices = near.filter(({ move }) => {  // planes moving together, or alike, are one choice
-      const same = choiceKey(move);
+      const same = move.choice;  // the server's word: moves alike are one choice (docs/protocol.md)
       return !seen.has(same) && seen.add(same);
     });
     if (!choices.length) return;

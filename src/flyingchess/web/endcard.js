@@ -1,7 +1,49 @@
 // The card over the board when a game is over: the ranking, and what to do next.
 import { t, tNodes } from "./i18n.js";
-import { h, colourChip, medal, trophySvg, seatAvatar, seatLabel, PALETTE } from "./ui.js";
+import { h, api, toast, errorText, colourChip, medal, trophySvg, seatAvatar, seatLabel, PALETTE } from "./ui.js";
 import { verdictText } from "./fairdice.js";
+import { hostHeaders, keepHostToken } from "./net.js";
+
+/**
+ * The game screen's end: the card once a finished game's last state is drawn (once per
+ * game; again when the language changes), a guest's way to the host's rematch, and the
+ * host's rematch itself.
+ * @param {object} o
+ * @param {any} o.app
+ * @param {string} o.gameId
+ * @param {boolean} o.local  a game served to this machine alone
+ * @param {null | (() => Promise<any>)} o.verify  check the revealed dice (a network game)
+ */
+export function makeEnd({ app, gameId, local, verify }) {
+  const layer = h("div", { class: "end-layer" });
+  const dock = h("div", { class: "end-dock", "data-testid": "end-dock", hidden: true });  // the end card, minimised
+  let shownFor = null;
+
+  /** Show the card for `snap` if it is over and not shown yet (`again`: redraw a shown one). */
+  function show(snap, host, again = false) {
+    if (!snap || snap.phase !== "over") { if (again) hideEndCard(layer, dock); return false; }
+    if (!again && shownFor === snap.id) return false;
+    shownFor = snap.id;
+    showEndCard(layer, dock, snap, { gameId, network: !local, host, go: (hash) => app.go(hash), rematch,
+      verify: snap.dice && snap.dice.seed ? verify : null });
+    return true;
+  }
+
+  async function rematch() {
+    const res = await api("POST", `/api/games/${encodeURIComponent(gameId)}/rematch`, {}, hostHeaders(gameId));
+    if (!res.ok) { toast(errorText(res.error.code, res.error.message), "error"); return; }
+    keepHostToken(res.data);
+    app.go(`#/game/${encodeURIComponent(res.data.id)}`);
+  }
+
+  return {
+    layer, dock, show,
+    /** Whether the card was shown for this game. */
+    get shown() { return shownFor !== null; },
+    /** The host started a rematch: a guest is offered to join it. */
+    offerRematch(id) { toast(t("end.rematch-started")); offerRematch(layer, dock, id); },
+  };
+}
 
 /**
  * Put the end card in `layer` for a finished game's snapshot. Minimised, the card leaves

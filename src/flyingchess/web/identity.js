@@ -1,58 +1,54 @@
-// Who this page is in a game: a pure model of what the server last said of it
-// (docs/protocol.md: welcome, joined, seat-lost, and the refusals that say a token opens
-// nothing). Each function takes an identity and gives a new one; the game screen keeps
-// the current one and asks `roleOf` and `playsFor` instead of working authority out.
+// Who this page is in a game, as the server last said it (docs/protocol.md: a snapshot's
+// `you`, `welcome`): its role, the colours it rolls and moves for, who it adds dice as.
+// The page never works authority out; it keeps what it was told, and these functions say
+// what each new message makes of it.
 
-/** @typedef {{role: string|null, colours: string[], learnedSpectator: boolean}} Identity */
-
-/** A fresh connection: nothing said yet. @type {Identity} */
-export const NOBODY = Object.freeze({ role: null, colours: [], learnedSpectator: false });
+/** @typedef {{role: string, colours: string[], controls: string[], diceShare: string|null,
+ *   proving: boolean, otherwise: any}} Identity
+ *  `proving`: a hello was sent on this connection and its welcome is awaited;
+ *  `otherwise`: what the connection's snapshot said, kept in case the hello is refused. */
 
 const ROLES = ["host", "player", "spectator"];
 
-/** The server's welcome: the role and the colours this page plays. */
-export function welcomed(me, msg) {
+/** Nothing said yet: a spectator, who controls nothing. @type {Identity} */
+export const NOBODY = Object.freeze({ role: "spectator", colours: [], controls: [], diceShare: null, proving: false, otherwise: null });
+
+function strings(list) {
+  return Array.isArray(list) ? list.filter((c) => typeof c === "string") : [];
+}
+
+/** What the server said this page may do (a `welcome`, or a snapshot's `you`). */
+export function told(me, you) {
+  if (!you || typeof you !== "object") return me;
   return {
-    ...me,
-    role: ROLES.includes(msg.role) ? msg.role : null,
-    colours: Array.isArray(msg.colours) ? msg.colours.filter((c) => typeof c === "string") : [],
+    role: ROLES.includes(you.role) ? you.role : "spectator",
+    colours: strings(you.colours),
+    controls: strings(you.controls),
+    diceShare: typeof you.dice_share === "string" ? you.dice_share : null,
+    proving: false,
+    otherwise: null,
   };
 }
 
-/** This page took a seat (joined). */
-export function seated(me, colour) {
-  return { ...me, role: "player", colours: [colour] };
+/** A connection opened. One that proves a token waits for its welcome and stays, until
+ *  then, who it was (a reconnection does not flash the spectator's controls). */
+export function connecting(me, saidHello) {
+  return { ...me, proving: saidHello, otherwise: null };
 }
 
-/** This page's seat is gone (given away, a token that opens nothing, a fresh connection). */
-export function unseated(me) {
-  return { ...me, role: null, colours: [] };
+/** A snapshot's `you`: adopted at once, unless a welcome is awaited (then kept for the
+ *  case that the token is refused). */
+export function snapshotSaid(me, you) {
+  if (!you) return me;
+  return me.proving ? { ...me, otherwise: you } : told(me, you);
 }
 
-/** Refused `not-your-seat` before any welcome: this page is a spectator here. */
-export function refusedSeat(me) {
-  return me.role ? me : { ...me, learnedSpectator: true };
+/** The hello was refused (`bad-token`): the connection is what its snapshot said. */
+export function helloRefused(me) {
+  return me.otherwise ? told(me, me.otherwise) : { ...me, proving: false };
 }
 
-/** The page's role: the server's word, else the default of a connection that said no
- *  token (the host on a game served to this machine alone, a spectator elsewhere). */
-export function roleOf(me, local) {
-  if (me.role) return me.role;
-  return local && !me.learnedSpectator ? "host" : "spectator";
-}
-
-/** Whether this page rolls and moves for `colour`, whose seat is `seat`: the host plays
- *  the seats kept on its device, a player the seats the server named. */
-export function playsFor(me, seat, colour, local) {
-  if (!seat) return false;
-  const role = roleOf(me, local);
-  if (role === "host") return seat.kind === "human";
-  if (role === "player") return me.colours.includes(colour);
-  return false;
-}
-
-/** The colours of this page's seats that the game no longer gives to a player. */
-export function seatsLost(me, game) {
-  if (me.role !== "player" || !game || !game.seats) return [];
-  return me.colours.filter((c) => game.seats[c]?.kind !== "player");
+/** Whether this page rolls and moves for `colour`. */
+export function controls(me, colour) {
+  return me.controls.includes(colour);
 }

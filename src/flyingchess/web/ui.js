@@ -448,16 +448,3 @@ export function globeSvg(size = 18) {
   return s("svg", { class: "globe", width: size, height: size, viewBox: "0 0 24 24", "aria-hidden": "true", fill: "none", stroke: "currentColor", "stroke-width": 1.8 },
     s("circle", { cx: 12, cy: 12, r: 9 }), s("path", { d: "M3 12 H21 M12 3 C15 6 15 18 12 21 C9 18 9 6 12 3" }));
 }
-
-// ---------------------------------------------------------------- choices among legal moves
-
-/** Moves alike for the player, as the server says (docs/protocol.md, `choice`: any of
- *  two planes in the hangar with a six, say). */
-export function choiceKey(move) {
-  return move.choice;
-}
-
-/** Whether the legal moves offer one real choice. */
-export function oneChoice(moves) {
-  return !!moves && moves.length > 0 && moves.every((m) => choiceKey(m) === choiceKey(moves[0]));
-}

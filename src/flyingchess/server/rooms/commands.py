@@ -65,20 +65,21 @@ async def _speed(room: Room, page: Watcher, address: str, request: Speed) -> Non
 
 @handles(Sync)
 async def _sync(room: Room, page: Watcher, address: str, request: Sync) -> None:
-    await _reply(page, {"type": "snapshot", "game": room.snapshot()})
+    await _reply(page, room.snapshot_for(page))
 
 
 @handles(Hello)
 async def _hello(room: Room, page: Watcher, address: str, request: Hello) -> None:
     control = room.authenticate(request.token)
     await room.attach(page, control)
-    await _reply(page, {"type": "welcome", "role": control.role, "colours": sorted(control.colours)})
+    await _reply(page, {"type": "welcome", **room.authority(control)})
 
 
 @handles(Join)
 async def _join(room: Room, page: Watcher, address: str, request: Join) -> None:
     token = await room.gathering.join(page, request.colour, request.name, address)
     await _reply(page, {"type": "joined", "colour": request.colour, "token": token})
+    await _reply(page, {"type": "welcome", **room.authority(room.control_of(page))})
 
 
 @handles(SetSeat)

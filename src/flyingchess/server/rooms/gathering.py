@@ -65,10 +65,12 @@ class Gathering:
             if not control.host:
                 raise ProtocolError("not-host", "only the host may change seats")
             seat = Seat("bot", bot=bot or AUTOPILOT_BOT) if kind == "bot" else Seat(cast(SeatKind, kind))
+            before = {watcher: room.seats.controlled_by(held) for watcher, held in room.presence.watchers.items()}
             await room.session.write_seats(room.seats.with_seat(colour, seat), room.session.started)
             room.presence.seat_changed(colour)
             for watcher, lost in room.presence.revoked(room.seats):
                 await room.send(watcher, {"type": "seat-lost", "colours": sorted(lost.colours)})
+            await room.tell_authority(lambda watcher, held: room.seats.controlled_by(held) != before.get(watcher))
             await room.broadcast([])
         room.bot_runner.wake()
 

@@ -130,6 +130,18 @@ class Room:
     def public_seats(self) -> dict[str, dict[str, Any]]:
         return self.presence.public_seats(self.seats)
 
+    def authority(self, control: Control) -> dict[str, Any]:
+        """What a page with this control may do here, in the server's words
+        (docs/protocol.md, `welcome`): the page draws it and never works authority out.
+        `controls`: the seats it rolls and moves for now; `dice_share`: who it adds a
+        share to committed dice as ("host", its colour), or None."""
+        return {
+            "role": control.role,
+            "colours": sorted(control.colours),
+            "controls": sorted(self.seats.controlled_by(control)),
+            "dice_share": self.gathering.contributor(control) if self.session.proof is not None else None,
+        }
+
     def control_of(self, watcher: Watcher) -> Control:
         return self.presence.control_of(watcher)
 
@@ -146,9 +158,7 @@ class Room:
     def snapshot(self) -> dict[str, Any]:
         session, state = self.session, self.session.state
         rules, rules_name = rules_summary(session.rules)
-        moves = []
-        if state.phase == "move":
-            moves = [move.to_json() for move in move_infos(state)]
+        infos = move_infos(state) if state.phase == "move" else []
         return {
             "id": self.id,
             "created": iso_time(session.created),
@@ -160,7 +170,8 @@ class Room:
             "state": canonical_state(state),
             "phase": state.phase,
             "roll": state.roll,
-            "moves": moves,
+            "moves": [move.to_json() for move in infos],
+            "choices": len({move.alike for move in infos}),
             "actions": len(session.actions),
             "speed": session.speed,
             "hints": session.extra.get("hints") is True,
@@ -171,6 +182,17 @@ class Room:
             "grace": self.presence.grace,
             "chat": self.chat.recent,
         }
+
+    def snapshot_for(self, page: Watcher) -> dict[str, Any]:
+        """The whole game for one page, with what that page may do in it (`you`)."""
+        return {"type": "snapshot", "game": self.snapshot(), "you": self.authority(self.control_of(page))}
+
+    async def tell_authority(self, changed: Callable[[Watcher, Control], bool]) -> None:
+        """Send a fresh `welcome` to each page whose authority `changed` (before the
+        update that shows the new seats, so the page never acts on the old ones)."""
+        for watcher, control in list(self.presence.watchers.items()):
+            if changed(watcher, control):
+                await self.send(watcher, {"type": "welcome", **self.authority(control)})
 
     def _dice_view(self) -> dict[str, Any] | None:
         """What every page may know of the dice commitment (None: local dice)."""
@@ -241,7 +263,7 @@ class Room:
     async def connect(self, page: Watcher, control: Control) -> None:
         """A page starts watching: it gets a snapshot, the others see its seats connect."""
         await self.attach(page, control, first=True)
-        await page.send_text(encode_message({"type": "snapshot", "game": self.snapshot()}))
+        await page.send_text(encode_message(self.snapshot_for(page)))
         self.bot_runner.wake()
 
     async def receive(self, page: Watcher, address: str, request: Message, text: str = "") -> None:
