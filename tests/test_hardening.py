@@ -702,7 +702,7 @@ def test_a_cross_site_websocket_is_refused(client: TestClient) -> None:
 def test_a_game_deleted_while_it_loads_is_not_kept(db: Path) -> None:
     import asyncio
 
-    from flyingchess.server.protocol import ProtocolError
+    from flyingchess.server.errors import NoSuchGame
     from flyingchess.server.rooms.registry import Rooms
 
     with LocalClient(app_over(db)) as client:
@@ -713,7 +713,7 @@ def test_a_game_deleted_while_it_loads_is_not_kept(db: Path) -> None:
         loading = asyncio.ensure_future(rooms.get(created["id"]))
         await asyncio.sleep(0)  # the load is under way in a worker thread
         assert await rooms.forget(created["id"])
-        with pytest.raises(ProtocolError):
+        with pytest.raises(NoSuchGame):
             await loading
         return rooms
 

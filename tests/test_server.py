@@ -12,7 +12,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from flyingchess.record import loads_record
-from flyingchess.server.storage.store import SqliteStore, StoreError
+from flyingchess.server.errors import StoreError
+from flyingchess.server.storage.store import SqliteStore
 from flyingchess.server.transport.app import create_app
 
 from asgi import JSON, LocalClient, app_client

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from flyingchess.server.errors import LostGame, StoreError
 from flyingchess.server.limits import Limits
 from flyingchess.server.storage.databases import open_database
-from flyingchess.server.storage.store import LostGame, SqliteStore, SqlStore, StoredGame, StoreError
+from flyingchess.server.storage.store import SqliteStore, SqlStore, StoredGame
 from flyingchess.server.transport.app import create_app
 from services import Postgres, require
 

@@ -76,3 +76,41 @@ def test_a_message_without_a_handler_stops_the_server_at_import() -> None:
     finished = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert finished.returncode != 0
     assert "ImportError: no handler for Wave" in finished.stderr
+
+
+def test_every_domain_error_reaches_a_page_as_one_wire_code() -> None:
+    """server/errors.py is the one table from what went wrong to what a page is told
+    (docs/protocol.md, Errors): the code, the message (never the database's own words)
+    and how a refused WebSocket closes."""
+    from flyingchess.game import IllegalMoveError
+    from flyingchess.server.errors import (
+        MOVED_AWAY,
+        UNAVAILABLE,
+        DamagedGame,
+        LostGame,
+        NoSuchGame,
+        RoomAway,
+        StoreError,
+        close_code,
+        refusal,
+        refused,
+    )
+    from flyingchess.server.protocol import ProtocolError
+
+    cases: list[tuple[Exception, str, int]] = [
+        (RoomAway(UNAVAILABLE), "reconnecting", 1012),
+        (LostGame("game x: claimed by another process"), "reconnecting", 1012),
+        (StoreError("/var/db/games.sqlite3: disk I/O error"), "storage-unavailable", 1012),
+        (NoSuchGame("no game with that id"), "unknown-game", 4404),
+        (DamagedGame("game x: row does not parse"), "damaged-game", 1011),
+        (IllegalMoveError("plane 3 cannot move"), "illegal-move", 1011),
+        (ProtocolError("room-full", "too many pages"), "room-full", 1013),
+    ]
+    for error, code, closing in cases:
+        told = refusal(error)
+        assert told is not None and (told.code, close_code(told)) == (code, closing), error
+    assert refused(LostGame("x")).message == MOVED_AWAY
+    assert "I/O" not in refused(StoreError("/var/db/games.sqlite3: disk I/O error")).message
+    assert refusal(KeyError("a fault of ours")) is None
+    fault = refused(ZeroDivisionError("division by zero"))
+    assert fault.code == "internal-error" and "division" not in fault.message

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import redis
 
+from ..errors import UNAVAILABLE, RoomAway
 from ..protocol import Hello, Message, Move, ProtocolError, Roll
 from ..rooms.presence import Watcher
 from ..rooms.room import Room
@@ -30,8 +31,6 @@ ASKED_AGAIN: Final = (Roll, Move)
 """Requests a room's dead owner never carried out that are dropped when the room moves:
 the snapshot the move sends shows the page where the game stands, and it asks again
 (carrying them out as well would answer twice). Anything else is carried out."""
-
-UNAVAILABLE: Final = "the game servers cannot reach each other right now: reconnecting"
 
 
 def control_to_json(control: Control) -> dict[str, Any]:
@@ -119,7 +118,7 @@ class RemoteRoom:
         except (redis.RedisError, OSError):
             # Redis is away: nobody can take the room over now. The page is told and keeps
             # its connection; when Redis is back the owner (or this process) goes on.
-            raise ProtocolError("reconnecting", UNAVAILABLE) from None
+            raise RoomAway(UNAVAILABLE) from None
         if not received and self.moving is None and not self.rooms.take_over_from(self):
             await self.lost()
         return received
@@ -203,7 +202,7 @@ class RemoteRoom:
                 hello = self.hellos.pop(page, None)
                 if page not in self.left:
                     # a refusal of one page's hello (its token opens nothing now) moves the others all the same
-                    with contextlib.suppress(ConnectionError, ProtocolError):
+                    with contextlib.suppress(ConnectionError, ProtocolError, RoomAway):
                         await room.connect(page, control)
                         if hello is not None and control == Control():  # the owner never answered it
                             await room.receive(page, *hello)

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 import redis
 
+from ..errors import DamagedGame, NoSuchGame, RoomAway, StoreError, refusal, told
 from ..protocol import ProtocolError, encode_message, parse_message
 from ..rooms.seats import Control
-from ..storage.store import StoreError
 from .forwarding import NodeLink, RemotePage, control_from_json, control_to_json
 from .nodes import Cluster
 
@@ -90,7 +90,7 @@ class Inbox:
                 # message can arrive before the taking of the lease has returned here).
                 try:
                     room = await self.rooms._own(game_id)
-                except (ProtocolError, StoreError) as error:  # deleted, or the database is away
+                except (NoSuchGame, RoomAway, StoreError, DamagedGame) as error:  # deleted, or the database is away
                     log.warning("room %s: cannot load it for a page of another process: %s", game_id, error)
             page = RemotePage(self.link(node), conn, game_id)
             if room is None or room.lost:
@@ -120,11 +120,12 @@ class Inbox:
             before = room.control_of(page)
             try:
                 await room.receive(page, address, parse_message(text), text)
-            except ProtocolError as error:
-                await page.send_text(encode_message(error.to_json()))
-            except StoreError as error:
-                log.warning("room %s: %s", game_id, error)
-                await page.send_text(encode_message(ProtocolError("storage-unavailable", str(error)).to_json()))
+            except Exception as error:
+                if refusal(error) is None:
+                    raise  # a fault of ours: the inbox logs it
+                if isinstance(error, StoreError):
+                    log.warning("room %s: %s", game_id, error)
+                await page.send_text(encode_message(told(error)))
             control = room.control_of(page)
             if control != before:  # after a hello or a join: the page's process keeps it, should it take over
                 await self.rooms.cluster.send(

@@ -30,14 +30,13 @@ from typing import Any, Final
 import redis
 
 from .. import metrics
+from ..errors import RESTARTING, UNAVAILABLE, DamagedGame, NoSuchGame, RoomAway, StoreError
 from ..logs import log_failure
-from ..protocol import ProtocolError
 from ..rooms.presence import Watcher
 from ..rooms.registry import Rooms
-from ..rooms.room import RESTARTING, Room, RoomLike
+from ..rooms.room import Room, RoomLike
 from ..rooms.session import rebuild
-from ..storage.store import StoreError
-from .forwarding import UNAVAILABLE, RemotePage, RemoteRoom
+from .forwarding import RemotePage, RemoteRoom
 from .inbox import Inbox
 from .nodes import Cluster
 
@@ -183,7 +182,7 @@ class ClusteredRooms(Rooms):
         if ours:
             try:
                 room = await self._own(game_id)
-            except (ProtocolError, StoreError) as error:
+            except (NoSuchGame, RoomAway, StoreError, DamagedGame) as error:
                 log.warning("room %s: cannot take it back: %s", game_id, error)
             except Exception:  # a fault of ours: logged, and the pages reconnect (not left paused)
                 log.exception("room %s: cannot take it back", game_id)
@@ -238,20 +237,20 @@ class ClusteredRooms(Rooms):
 
     # ----------------------------------------------------------------- finding rooms
 
-    def unavailable(self) -> ProtocolError | None:
+    def unavailable(self) -> RoomAway | None:
         if self.draining:
-            return ProtocolError("reconnecting", RESTARTING)
+            return RoomAway(RESTARTING)
         if self.cluster.cut_off():
-            return ProtocolError("reconnecting", UNAVAILABLE)
+            return RoomAway(UNAVAILABLE)
         return None
 
     async def for_page(self, game_id: str) -> RoomLike:
         """The room itself when this process owns it (taking it when nobody live does),
         else a stand-in that forwards to its owner."""
         if self.draining:
-            raise ProtocolError("reconnecting", RESTARTING)
+            raise RoomAway(RESTARTING)
         if self.cluster.cut_off():
-            raise ProtocolError("reconnecting", UNAVAILABLE)
+            raise RoomAway(UNAVAILABLE)
         for _ in range(int(self.cluster.lease_seconds * 10) + 20):
             room = self.rooms.get(game_id)
             if room is not None and not room.lost:
@@ -274,9 +273,9 @@ class ClusteredRooms(Rooms):
                     await self._owner_died(owner)
                     return await self._own(game_id)
             except (redis.RedisError, OSError):
-                raise ProtocolError("reconnecting", UNAVAILABLE) from None
+                raise RoomAway(UNAVAILABLE) from None
             await asyncio.sleep(0.1)  # another process took it meanwhile: look again
-        raise ProtocolError("reconnecting", UNAVAILABLE)
+        raise RoomAway(UNAVAILABLE)
 
     async def _owner_died(self, dead: str) -> None:
         """The dead process's rooms that pages here watch move here now (not at the next check)."""
@@ -339,7 +338,7 @@ class ClusteredRooms(Rooms):
             raise
         if stored is None:
             await self.cluster.release(game_id)
-            raise ProtocolError("unknown-game", "no game with that id")
+            raise NoSuchGame("no game with that id")
         state = await asyncio.to_thread(rebuild, stored)
         room = Room(
             self.store,
@@ -356,7 +355,7 @@ class ClusteredRooms(Rooms):
         await room.chat.load()
         if game_id in self.deleted_while_loading:
             await self.cluster.release(game_id)
-            raise ProtocolError("unknown-game", "no game with that id")
+            raise NoSuchGame("no game with that id")
         return self._keep(room)
 
     def _room_paused(self, room: Room) -> None:
@@ -392,7 +391,7 @@ class ClusteredRooms(Rooms):
             return room
         stored = await self.store.load(game_id)
         if stored is None:
-            raise ProtocolError("unknown-game", "no game with that id")
+            raise NoSuchGame("no game with that id")
         state = await asyncio.to_thread(rebuild, stored)
         return Room(self.store, stored, state, self.dice_factory(), self.limits, self.grace)
 

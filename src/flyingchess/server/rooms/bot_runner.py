@@ -12,11 +12,9 @@ from typing import TYPE_CHECKING, Final
 
 from ...bots import Bot, make_bot, playable, seat_chooser
 from ...game import Turn, play_out
+from ..errors import RoomAway, StoreError, told
 from ..logs import log_failure
-from ..protocol import ProtocolError
-from ..storage.store import StoreError
 from .seats import AUTOPILOT_BOT
-from .session import STORAGE_MESSAGE
 
 if TYPE_CHECKING:
     from .room import Room
@@ -100,12 +98,12 @@ class BotRunner:
                 events = turn.events[1:] if pending is not None else turn.events  # announced already
                 try:
                     await room.session.store_action(turn.roll, turn.plane, turn.after)
-                except ProtocolError:  # the game has moved to another process: stop
+                except RoomAway:  # the game has moved to another process: stop
                     return
                 except StoreError as error:
                     # nothing changed and nobody saw the roll: say so, then try again
                     log.warning("room %s: %s", room.id, error)
-                    await room.send_all(ProtocolError("storage-unavailable", STORAGE_MESSAGE).to_json())
+                    await room.send_all(told(error))
                     await asyncio.sleep(STORE_RETRY_SECONDS)
                     continue
                 room.presence.new_turn()

@@ -19,6 +19,7 @@ from ...game import (
 )
 from ...record import Record, parse_action, replay_actions
 from ...rules import Rules
+from ..errors import RESTARTING, NoSuchGame, RoomAway
 from ..limits import Limits
 from ..protocol import (
     ProtocolError,
@@ -28,7 +29,7 @@ from ..protocol import (
 from ..storage.async_store import LoopStore
 from ..storage.store import StoredGame
 from .dice import EntropyDice
-from .room import GRACE_SECONDS, RESTARTING, Room, RoomLike
+from .room import GRACE_SECONDS, Room, RoomLike
 from .seats import token_hash
 from .session import rebuild
 
@@ -54,15 +55,15 @@ class Rooms:
         self.draining = False
         """Shutting down: no page is taken any more (`drain`)."""
 
-    def unavailable(self) -> ProtocolError | None:
+    def unavailable(self) -> RoomAway | None:
         """Why this process takes no page now (at once, before a handshake is answered),
         or None."""
-        return ProtocolError("reconnecting", RESTARTING) if self.draining else None
+        return RoomAway(RESTARTING) if self.draining else None
 
     async def for_page(self, game_id: str) -> RoomLike:
         """The room a page's connection talks to (here: the room itself)."""
         if self.draining:
-            raise ProtocolError("reconnecting", RESTARTING)
+            raise RoomAway(RESTARTING)
         return await self.get(game_id)
 
     async def view(self, game_id: str) -> Room:
@@ -81,7 +82,7 @@ class Rooms:
             self.rooms.move_to_end(game_id)
             return room
         if not _plausible_id(game_id):
-            raise ProtocolError("unknown-game", "no game with that id")
+            raise NoSuchGame("no game with that id")
         pending = self.loading.get(game_id)
         if pending is None:
             pending = self.loading[game_id] = asyncio.ensure_future(self._load(game_id))
@@ -96,14 +97,14 @@ class Rooms:
     async def _load(self, game_id: str) -> Room:
         stored = await self.store.load(game_id)
         if stored is None:
-            raise ProtocolError("unknown-game", "no game with that id")
+            raise NoSuchGame("no game with that id")
         state = await self.store.run_blocking(rebuild, stored)
         room = self._room(stored, state)
         await room.chat.load()
         # Deleted while it loaded? `forget` marks it, and nothing awaits between this
         # check and keeping the room, so no room can outlive its game.
         if game_id in self.deleted_while_loading:
-            raise ProtocolError("unknown-game", "no game with that id")
+            raise NoSuchGame("no game with that id")
         return self._keep(room)
 
     def _room(self, stored: StoredGame, state: State) -> Room:

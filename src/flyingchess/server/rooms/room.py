@@ -25,10 +25,10 @@ from ...game import (
 from ...moves import move_infos
 from ...record import Record, canonical_state
 from ...rules import Rules
+from ..errors import MOVED_AWAY, NoSuchGame, RoomAway, told
 from ..limits import Limits
 from ..protocol import (
     Message,
-    ProtocolError,
     encode_message,
     iso_time,
 )
@@ -40,10 +40,9 @@ from .commands import HANDLERS
 from .gathering import Gathering
 from .presence import Presence, Watcher
 from .seats import Control, Seats
-from .session import MOVED_AWAY, GameSession
+from .session import GameSession
 from .turns import Turns
 
-RESTARTING: Final = "this server is restarting: reconnecting"
 GRACE_SECONDS: Final = 30.0
 """How long a seat whose player left waits before the autopilot plays it."""
 
@@ -215,7 +214,7 @@ class Room:
         own clock: the room pauses now, not when Redis next answers)."""
         if not self.may_send():
             self.pause()  # nothing more when it is stopped already
-            raise ProtocolError("reconnecting", MOVED_AWAY)
+            raise RoomAway(MOVED_AWAY)
 
     async def lose(self) -> None:
         """Another process has claimed this game (or this one lost Redis for a lease): stop
@@ -255,7 +254,7 @@ class Room:
         """The game was deleted: its tasks stop, its pages are told so and hung up on."""
         self.bot_runner.stop()
         watchers, self.presence.watchers = list(self.presence.watchers), {}
-        gone = ProtocolError("unknown-game", "this game was deleted").to_json()
+        gone = told(NoSuchGame("this game was deleted"))
         await self._deliver(watchers, encode_message(gone))
         for watcher in watchers:
             asyncio.get_running_loop().create_task(watcher.close(code=4404))

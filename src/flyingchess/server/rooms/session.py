@@ -19,14 +19,13 @@ from ...game import GameSetupError, IllegalMoveError, State, apply, play, roll, 
 from ...record import ActionError, Record, canonical_state, replay_actions, rules_to_json
 from ...rules import Rules, RulesError
 from .. import metrics
+from ..errors import MOVED_AWAY, DamagedGame, LostGame, RoomAway
 from ..protocol import SPEEDS, ProtocolError, parse_timer
 from ..storage.async_store import LoopStore
-from ..storage.store import DamagedGame, LostGame, StoredGame
+from ..storage.store import StoredGame
 from .seats import Seats
 
-MOVED_AWAY: Final = "this game has moved to another server: reconnecting"
 REVEALED_MESSAGE: Final = "this game's dice were revealed when its rematch began: it cannot go on"
-STORAGE_MESSAGE: Final = "the server cannot save games right now; nothing was changed: try again soon"
 T = TypeVar("T")
 
 
@@ -137,7 +136,7 @@ class GameSession:
                 await self.on_lost()
             else:
                 self.on_lapsed()
-            raise ProtocolError("reconnecting", MOVED_AWAY) from None
+            raise RoomAway(MOVED_AWAY) from None
 
     async def write_seats(self, seats: Seats, started: bool) -> None:
         """Store new seats, then adopt them (a failed write leaves the old ones). Until

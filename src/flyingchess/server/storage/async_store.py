@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .. import metrics
-from .store import SqlStore, StoreError, WriteBody
+from ..errors import StoreError
+from .store import SqlStore, WriteBody
 
 log = logging.getLogger(__name__)
 

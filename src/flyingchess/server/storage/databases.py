@@ -8,7 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
-from .store import SqliteStore, SqlStore, StoreError
+from ..errors import StoreError
+from .store import SqliteStore, SqlStore
 
 
 def _postgres(url: str) -> SqlStore:

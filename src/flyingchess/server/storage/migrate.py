@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..errors import StoreError
 from .databases import open_database
-from .store import SqliteStore, StoreError
+from .store import SqliteStore
 
 
 class MigrationError(Exception):

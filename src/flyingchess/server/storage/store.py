@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Concatenate, ParamSpec, Protocol, TypeVar
 
+from ..errors import DamagedGame, LostGame, NewerDatabase, StoreError
+
 SCHEMA_VERSION = 2
 """1: games, actions, chat (with the lobby columns); 2: `epoch`, the owner's claim."""
 
@@ -89,25 +91,6 @@ SUMMARY_COLUMNS = (
     " g.ranking, g.open_seats, COALESCE(g.action_count,"
     " (SELECT COUNT(*) FROM actions a WHERE a.game_id = g.id))"
 )
-
-
-class StoreError(Exception):
-    """The database cannot be opened or used (damaged, disk full, I/O error, gone): the
-    message says which database and why. Nothing was written when this is raised."""
-
-
-class NewerDatabase(StoreError):
-    """The database was written by a newer version of flyingchess: it is left untouched."""
-
-
-class DamagedGame(Exception):
-    """One stored game cannot be read back (its row does not parse or replay). The rest
-    of the database is fine, and the game can still be deleted."""
-
-
-class LostGame(StoreError):
-    """A write for a game this process no longer owns (or that was deleted): another
-    process has claimed it. Nothing was written; the room must stop acting."""
 
 
 def seat_counts(seats: dict[str, Any]) -> tuple[bool, int]:

@@ -13,7 +13,8 @@ from typing import Any, Final
 import psycopg
 import psycopg_pool
 
-from .store import SCHEMA_VERSION, Sql, SqlStore, StoreError, _first_line
+from ..errors import StoreError
+from .store import SCHEMA_VERSION, Sql, SqlStore, _first_line
 
 POSTGRES_SCHEMA = """
 CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);

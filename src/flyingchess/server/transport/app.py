@@ -40,6 +40,7 @@ from ...layout import board_layout
 from ...record import ActionError, RecordError, parse_record
 from ...rules import OPTIONS, PRESETS, Rules, RulesError
 from .. import metrics
+from ..errors import REFUSED_KINDS, DamagedGame, NoSuchGame, StoreError, close_code, refusal, refused
 from ..limits import KeyedBuckets, Limits, TokenBucket
 from ..protocol import (
     CHAT_LIMIT,
@@ -57,9 +58,8 @@ from ..rooms.dice import EntropyDice
 from ..rooms.registry import Rooms, import_parts
 from ..rooms.room import GRACE_SECONDS, Room, RoomLike
 from ..rooms.seats import Control, token_hash, without_secrets
-from ..rooms.session import STORAGE_MESSAGE
 from ..storage.async_store import AsyncStore, LoopStore
-from ..storage.store import DamagedGame, SqlStore, StoreError
+from ..storage.store import SqlStore
 from .guard import LOOPBACK_NAMES, Guard, HostPolicy
 from .health import check_health
 from .insight import Insight
@@ -432,40 +432,31 @@ async def delete_game(request: Request) -> Response:
     store: LoopStore = request.app.state.store
     exists, host_token = await store.host_token(game_id)
     if not exists:
-        raise ProtocolError("unknown-game", "no game with that id")
+        raise NoSuchGame("no game with that id")
     _require_host(request, host_token)
     if not await _rooms(request).forget(game_id):
-        raise ProtocolError("unknown-game", "no game with that id")
+        raise NoSuchGame("no game with that id")
     return JSONResponse({"deleted": True})
 
 
 # ---------------------------------------------------------------- errors
 
 
-async def protocol_error(request: Request, error: Exception) -> Response:
-    assert isinstance(error, ProtocolError)
-    metrics.refusals.labels(error.code).inc()
-    return _error(HTTP_STATUS.get(error.code, 400), error.code, error.message, error.retry_after)
-
-
-async def storage_error(request: Request, error: Exception) -> Response:
-    log.warning("%s", error)
-    metrics.refusals.labels("storage-unavailable").inc()
-    return _error(503, "storage-unavailable", STORAGE_MESSAGE)
-
-
-async def damaged_game(request: Request, error: Exception) -> Response:
-    log.warning("%s", error)
-    return _error(409, "damaged-game", f"{error}; it can still be deleted")
+async def refused_request(request: Request, error: Exception) -> Response:
+    """Any error with a wire code (server/errors.py), answered with its HTTP status."""
+    refused = refusal(error)
+    if refused is None:  # registered only for the kinds that have one
+        raise error
+    if isinstance(error, (StoreError, DamagedGame)):
+        log.warning("%s", error)
+    metrics.refusals.labels(refused.code).inc()
+    return _error(HTTP_STATUS.get(refused.code, 400), refused.code, refused.message, refused.retry_after)
 
 
 async def http_error(request: Request, error: Exception) -> Response:
     assert isinstance(error, HTTPException)
     code = {404: "not-found", 405: "method-not-allowed"}.get(error.status_code, "bad-request")
     return _error(error.status_code, code, str(error.detail))
-
-
-INTERNAL_MESSAGE = "something went wrong on the server; nothing was changed"
 
 
 # ---------------------------------------------------------------- the WebSocket
@@ -478,8 +469,6 @@ async def _refuse_socket(websocket: WebSocket, error: ProtocolError, code: int) 
         await websocket.close(code=code)
 
 
-UNAVAILABLE_NOW: Final = frozenset({"reconnecting", "storage-unavailable"})
-"""Refusals that say "this process cannot serve the room right now": try again shortly."""
 RETRY_SECONDS: Final = 2
 """The Retry-After of a handshake refused for want of Redis or the database."""
 
@@ -517,26 +506,24 @@ class GameSocket(WebSocketEndpoint):
         settings = _settings(websocket)
         self.limits = settings.limits
         rooms = _rooms(websocket)
-        refusal = rooms.unavailable()
-        if refusal is not None:
-            await _deny_socket(websocket, refusal)
+        away = rooms.unavailable()
+        if away is not None:
+            await _deny_socket(websocket, refused(away))
             return
         await websocket.accept()
         try:
             room = await rooms.for_page(websocket.path_params["game_id"])
-        except ProtocolError as error:
-            code = 4404 if error.code == "unknown-game" else 1012 if error.code in UNAVAILABLE_NOW else 1011
-            await _refuse_socket(websocket, error, code)
-            return
-        except StoreError as error:
-            log.warning("%s", error)
-            await _refuse_socket(websocket, ProtocolError("storage-unavailable", STORAGE_MESSAGE), 1012)
-            return
-        except DamagedGame as error:
-            await _refuse_socket(websocket, ProtocolError("damaged-game", str(error)), 1011)
+        except Exception as error:
+            told = refusal(error)
+            if told is None:
+                raise
+            if isinstance(error, StoreError):
+                log.warning("%s", error)
+            await _refuse_socket(websocket, told, close_code(told))
             return
         if room.watcher_count() >= self.limits.watchers_per_room:
-            await _refuse_socket(websocket, ProtocolError("room-full", "too many pages watch this game"), 1013)
+            full = ProtocolError("room-full", "too many pages watch this game")
+            await _refuse_socket(websocket, full, close_code(full))
             return
         self.page = Outbox(websocket, self.limits.outbox_characters)
         self.address = _address(websocket)
@@ -561,17 +548,15 @@ class GameSocket(WebSocketEndpoint):
         started = time.perf_counter()
         try:
             await room.receive(page, self.address, parse_message(text), text)
-        except ProtocolError as error:
-            await self._say(error)
-        except StoreError as error:
-            log.warning("room %s: %s", room.id, error)
-            await self._say(ProtocolError("storage-unavailable", STORAGE_MESSAGE))
         except ConnectionError:
             pass  # the page went away or stopped reading
-        except Exception:  # a fault of ours: say so, keep the connection and the game
-            log.exception("room %s: unexpected error handling %r", room.id, text[:200])
-            metrics.errors.inc()
-            await self._say(ProtocolError("internal-error", INTERNAL_MESSAGE))
+        except Exception as error:
+            if isinstance(error, StoreError):
+                log.warning("room %s: %s", room.id, error)
+            elif refusal(error) is None:  # a fault of ours: say so, keep the connection and the game
+                log.exception("room %s: unexpected error handling %r", room.id, text[:200])
+                metrics.errors.inc()
+            await self._say(refused(error))
         metrics.request_seconds.observe(time.perf_counter() - started)
 
     async def _say(self, error: ProtocolError) -> None:
@@ -675,9 +660,7 @@ def create_app(
             )
         ],
         exception_handlers={
-            ProtocolError: protocol_error,
-            StoreError: storage_error,
-            DamagedGame: damaged_game,
+            **dict.fromkeys(REFUSED_KINDS, refused_request),
             HTTPException: http_error,
         },
     )

@@ -26,11 +26,12 @@ import platformdirs
 import uvicorn
 
 from .. import metrics
+from ..errors import StoreError
 from ..limits import Limits
 from ..logs import use_json_lines
 from ..protocol import MAX_MESSAGE_BYTES
 from ..storage.databases import open_database
-from ..storage.store import SqliteStore, StoreError
+from ..storage.store import SqliteStore
 from .app import create_app
 from .connections import ConnectionGuard, guarded_protocols, is_loopback, quiet_repeated_logs, raise_open_files_limit
 from .guard import LOOPBACK_NAMES, HostPolicy
