@@ -20,7 +20,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
 from flyingchess.fair_dice import verify_rolls
-from flyingchess.server.rooms.session import rebuild
+from flyingchess.server.rooms.session import load
 from flyingchess.server.storage.databases import open_database
 from services import Nginx, Postgres, Redis, free_port, require
 
@@ -736,7 +736,7 @@ def test_an_owner_frozen_inside_a_write_transaction_holds_up_no_room(tmp_path: P
         try:
             for game in games:  # every game as stored replays: no action twice, none forked
                 stored = store.load(game)
-                assert stored is not None and len(rebuild(stored).players) == 4
+                assert stored is not None and len(load(stored).players) == 4
         finally:
             store.close()
     finally:

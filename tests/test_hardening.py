@@ -741,3 +741,33 @@ def test_the_blocked_die_is_fair() -> None:
         counts[die.randint(1, 6)] += 1
     spread = 6 * (rolls * (1 / 6) * (5 / 6)) ** 0.5
     assert counts[0] == 0 and all(abs(count - rolls / 6) < spread for count in counts[1:]), counts
+
+
+def test_a_stored_row_is_read_once_into_the_game_a_room_plays() -> None:
+    """session.load reads every field of a row (checked as a page's would be) into one
+    LoadedGame, and the room and its session take its parsed parts as they are."""
+    from flyingchess.rules import Rules
+    from flyingchess.server.errors import DamagedGame
+    from flyingchess.server.rooms.room import Room
+    from flyingchess.server.rooms.session import load
+    from flyingchess.server.storage.store import StoredGame
+
+    rules = Rules.preset("classic")
+    stored = StoredGame.new(
+        "g1",
+        rules.to_json(),
+        ["red", "blue"],
+        {"red": {"kind": "human"}, "blue": {"kind": "bot", "bot": "random"}},
+        extra={"timer": 30},
+        actions=[(6, 0), (3, 0), (2, None)],
+    )
+    game = load(stored)
+    assert (game.rules, game.players, game.timer, len(game.actions)) == (rules, ("red", "blue"), 30, 3)
+    assert game.seats["blue"].bot == "random" and game.proof is None
+    room = Room(None, game, random.Random(1))  # type: ignore[arg-type]  # a room that writes nothing here
+    assert room.session.rules is game.rules and room.session.seats is game.seats and room.state is game.state
+    assert room.presence.timer == 30
+    for damage in ({"speed": "warp"}, {"extra": {"timer": "soon"}}, {"actions": [(6, 3), (9, 0)]}):
+        broken = StoredGame(**{**stored.__dict__, **damage})
+        with pytest.raises(DamagedGame, match="g1 cannot be loaded"):
+            load(broken)

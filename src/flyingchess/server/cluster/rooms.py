@@ -35,7 +35,7 @@ from ..logs import log_failure
 from ..rooms.presence import Watcher
 from ..rooms.registry import Rooms
 from ..rooms.room import Room, RoomLike
-from ..rooms.session import rebuild
+from ..rooms.session import load
 from .forwarding import RemotePage, RemoteRoom
 from .inbox import Inbox
 from .nodes import Cluster
@@ -339,11 +339,10 @@ class ClusteredRooms(Rooms):
         if stored is None:
             await self.cluster.release(game_id)
             raise NoSuchGame("no game with that id")
-        state = await asyncio.to_thread(rebuild, stored)
+        game = await asyncio.to_thread(load, stored)
         room = Room(
             self.store,
-            stored,
-            state,
+            game,
             self.dice_factory(),
             self.limits,
             self.grace,
@@ -392,8 +391,8 @@ class ClusteredRooms(Rooms):
         stored = await self.store.load(game_id)
         if stored is None:
             raise NoSuchGame("no game with that id")
-        state = await asyncio.to_thread(rebuild, stored)
-        return Room(self.store, stored, state, self.dice_factory(), self.limits, self.grace)
+        game = await asyncio.to_thread(load, stored)
+        return Room(self.store, game, self.dice_factory(), self.limits, self.grace)
 
     def _adopt_new(self, room: Room) -> Room:
         return room  # its first page decides which process owns it
@@ -413,8 +412,8 @@ class ClusteredRooms(Rooms):
         stored = await self.store.load(game_id) if epoch is not None else None
         if stored is None:
             return
-        state = await asyncio.to_thread(rebuild, stored)
-        room = Room(self.store, stored, state, self.dice_factory(), self.limits, self.grace, epoch)
+        game = await asyncio.to_thread(load, stored)
+        room = Room(self.store, game, self.dice_factory(), self.limits, self.grace, epoch)
         await room.gathering.reveal_dice()
 
     async def forget(self, game_id: str) -> bool:

@@ -31,7 +31,7 @@ from ..storage.store import StoredGame
 from .dice import EntropyDice
 from .room import GRACE_SECONDS, Room, RoomLike
 from .seats import token_hash
-from .session import rebuild
+from .session import LoadedGame, load
 
 
 class Rooms:
@@ -98,8 +98,8 @@ class Rooms:
         stored = await self.store.load(game_id)
         if stored is None:
             raise NoSuchGame("no game with that id")
-        state = await self.store.run_blocking(rebuild, stored)
-        room = self._room(stored, state)
+        game = await self.store.run_blocking(load, stored)
+        room = self._room(game)
         await room.chat.load()
         # Deleted while it loaded? `forget` marks it, and nothing awaits between this
         # check and keeping the room, so no room can outlive its game.
@@ -107,8 +107,8 @@ class Rooms:
             raise NoSuchGame("no game with that id")
         return self._keep(room)
 
-    def _room(self, stored: StoredGame, state: State) -> Room:
-        return Room(self.store, stored, state, self.dice_factory(), self.limits, self.grace)
+    def _room(self, game: LoadedGame) -> Room:
+        return Room(self.store, game, self.dice_factory(), self.limits, self.grace)
 
     def _keep(self, room: Room) -> Room:
         """Hold a room in memory (unless another request loaded it meanwhile)."""
@@ -189,7 +189,7 @@ class Rooms:
             host_token=token_hash(host_token),
             started=started,
         )
-        room = self._room(stored, state)
+        room = self._room(load(stored, state))
         self._make_space()  # before the write: a refused game must not be stored (and room for it here)
         await self.store.create(stored)
         return self._adopt_new(room), host_token

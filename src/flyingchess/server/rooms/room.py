@@ -33,14 +33,13 @@ from ..protocol import (
     iso_time,
 )
 from ..storage.async_store import LoopStore
-from ..storage.store import StoredGame
 from .bot_runner import BotRunner
 from .chat import RoomChat
 from .commands import HANDLERS
 from .gathering import Gathering
 from .presence import Presence, Watcher
 from .seats import Control, Seats
-from .session import GameSession
+from .session import GameSession, LoadedGame
 from .turns import Turns
 
 GRACE_SECONDS: Final = 30.0
@@ -79,23 +78,22 @@ class Room:
     def __init__(
         self,
         store: LoopStore,
-        stored: StoredGame,
-        state: State,
+        game: LoadedGame,
         dice: random.Random,
         limits: Limits = Limits(),
         grace: float = GRACE_SECONDS,
         epoch: int | None = None,
         holds: Callable[[], bool] = lambda: True,
     ) -> None:
-        """A room over a stored game whose `state` the caller has rebuilt (`rebuild`).
+        """A room over a game read from the store (`session.load`).
         `epoch`: this process's claim on the game when several processes share the
         database (every write is fenced with it); None for one process alone.
         `holds`: whether this process still holds the room's lease on its own clock; once
         it does not, the room writes and sends nothing more (cluster/nodes.py)."""
         self.holds = holds
-        self.session = GameSession(store, stored, state, epoch, self.lose, holds, self.pause)
-        self.presence = Presence(int(stored.extra.get("timer", 0) or 0), grace)
-        self.id = stored.id
+        self.session = GameSession(store, game, epoch, self.lose, holds, self.pause)
+        self.presence = Presence(game.timer, grace)
+        self.id = game.id
         self.lost = False
         """Another process has claimed the game: this room may do nothing more."""
         self.successor: Room | None = None

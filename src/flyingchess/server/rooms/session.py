@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
 from ...events import Event
@@ -53,21 +54,45 @@ class ActionLog:
         return list(self)
 
 
-def rebuild(stored: StoredGame) -> State:
-    """The state a stored game is in, checked field by field: DamagedGame when any part
-    of it (rules, players, seats, timer, actions) would not be accepted from a page."""
+@dataclass(frozen=True, kw_only=True)
+class LoadedGame:
+    """A stored game read once: every field parsed and checked, and its state replayed
+    (`load`). A room and its session are built from it and parse nothing again."""
+
+    id: str
+    created: float
+    updated: float
+    rules: Rules
+    players: tuple[str, ...]
+    seats: Seats
+    host_token: str | None
+    started: bool
+    extra: dict[str, Any]
+    proof: DiceProof | None
+    """The commitment this game's dice follow (a network game), or None (local dice)."""
+    speed: str
+    timer: int
+    actions: list[tuple[int, int | None]]
+    state: State
+
+
+def load(stored: StoredGame, state: State | None = None) -> LoadedGame:
+    """Read a stored game, checked field by field: DamagedGame when any part of it
+    (rules, players, seats, timer, dice, speed, actions) would not be accepted from a
+    page. CPU-bound (it replays the game): run it off the event loop. `state`: the state
+    after its actions, when the caller has it already (a game it has just made)."""
     try:
         rules = Rules.from_json(stored.rules)
         players = validate_players(stored.players)
         if set(stored.seats) != set(players):
             raise ValueError("its seats do not match its players")
-        Seats.from_json(stored.seats)
-        parse_timer(stored.extra.get("timer", 0))
-        if "dice" in stored.extra:
-            DiceProof.from_stored(stored.extra["dice"])
+        seats = Seats.from_json(stored.seats)
+        timer = parse_timer(stored.extra.get("timer", 0))
+        proof = DiceProof.from_stored(stored.extra["dice"]) if "dice" in stored.extra else None
         if stored.speed not in SPEEDS:
             raise ValueError(f"unknown speed {stored.speed!r}")
-        state = replay_actions(players, rules, stored.actions)
+        if state is None:
+            state = replay_actions(players, rules, stored.actions)
         if stored.pending_roll is not None and not state.over:
             state, _ = roll(state, stored.pending_roll)
     except (
@@ -82,21 +107,35 @@ def rebuild(stored: StoredGame) -> State:
         AttributeError,
     ) as error:
         raise DamagedGame(f"game {stored.id} cannot be loaded: {error}") from None
-    return state
+    return LoadedGame(
+        id=stored.id,
+        created=stored.created,
+        updated=stored.updated,
+        rules=rules,
+        players=tuple(players),
+        seats=seats,
+        host_token=stored.host_token,
+        started=stored.started,
+        extra=stored.extra,
+        proof=proof,
+        speed=stored.speed,
+        timer=timer,
+        actions=stored.actions,
+        state=state,
+    )
 
 
 class GameSession:
     def __init__(
         self,
         store: LoopStore,
-        stored: StoredGame,
-        state: State,
+        game: LoadedGame,
         epoch: int | None,
         on_lost: Callable[[], Awaitable[None]],
         holds: Callable[[], bool] = lambda: True,
         on_lapsed: Callable[[], None] = lambda: None,
     ) -> None:
-        """The session of a stored game whose `state` the caller has rebuilt (`rebuild`).
+        """The session of a game read from the store (`load`).
         `holds` says whether this process still holds the game's lease (cluster/nodes.py);
         `on_lost` is called when another process has claimed the game, `on_lapsed` when
         the lease ran out on this process's clock (it may get the game back)."""
@@ -105,20 +144,20 @@ class GameSession:
         self.on_lost = on_lost
         self.on_lapsed = on_lapsed
         self.holds = holds
-        self.id = stored.id
-        self.created = stored.created
-        self.updated = stored.updated
-        self.rules = Rules.from_json(stored.rules)
-        self.players = tuple(stored.players)
-        self.seats = Seats.from_json(stored.seats)
-        self.host_token = stored.host_token
-        self.started = stored.started
-        self.extra = stored.extra
-        self.proof = DiceProof.from_stored(stored.extra["dice"]) if "dice" in stored.extra else None
+        self.id = game.id
+        self.created = game.created
+        self.updated = game.updated
+        self.rules = game.rules
+        self.players = game.players
+        self.seats = game.seats
+        self.host_token = game.host_token
+        self.started = game.started
+        self.extra = game.extra
+        self.proof = game.proof
         """The commitment this game's dice follow (a network game), or None (local dice)."""
-        self.speed = stored.speed
-        self.actions = ActionLog(stored.actions)
-        self.state = state
+        self.speed = game.speed
+        self.actions = ActionLog(game.actions)
+        self.state = game.state
 
     async def _fenced(self, write: Awaitable[T]) -> T:
         """A store write; if another process has claimed the game meanwhile, nothing was
