@@ -463,7 +463,7 @@ def test_pages_that_stop_reading_hold_up_nobody_and_are_hung_up_on(db: Path) -> 
     import asyncio
 
     from flyingchess import Rules
-    from flyingchess.server.rooms.registry import Rooms
+    from flyingchess.server.rooms.registry import Rooms, new_game
     from flyingchess.server.rooms.seats import Control
     from flyingchess.server.transport.outbox import Outbox
 
@@ -489,7 +489,7 @@ def test_pages_that_stop_reading_hold_up_nobody_and_are_hung_up_on(db: Path) -> 
     async def scenario() -> tuple[list[StoppedReading], Reading, Any]:
         rooms = Rooms(AsyncStore(SqliteStore(db)), lambda: random.Random(1))
         seats = {"red": {"kind": "human"}, "blue": {"kind": "human"}}
-        room, _ = await rooms.create(Rules.preset("classic"), ("red", "blue"), seats)
+        room = await rooms.create(new_game(Rules.preset("classic"), ("red", "blue"), seats))
         stuck = [StoppedReading() for _ in range(8)]
         reader = Reading()
         for connection in stuck:

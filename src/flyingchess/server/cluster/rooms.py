@@ -24,18 +24,23 @@ import asyncio
 import contextlib
 import functools
 import logging
+import random
 import time
+from collections.abc import Callable
 from typing import Any, Final
 
 import redis
 
 from .. import metrics
 from ..errors import RESTARTING, UNAVAILABLE, DamagedGame, NoSuchGame, RoomAway, StoreError
+from ..limits import Limits
 from ..logs import log_failure
+from ..rooms.dice import EntropyDice
 from ..rooms.presence import Watcher
-from ..rooms.registry import Rooms
-from ..rooms.room import Room, RoomLike
+from ..rooms.registry import NewGame, RoomCache, RoomMaker, create_room
+from ..rooms.room import GRACE_SECONDS, Room, RoomLike
 from ..rooms.session import load
+from ..storage.async_store import LoopStore
 from .forwarding import RemotePage, RemoteRoom
 from .inbox import Inbox
 from .nodes import Cluster
@@ -49,11 +54,29 @@ EXPIRY_CHECK_SECONDS: Final = 0.1
 """How often a process looks for rooms whose lease ran out on its own clock."""
 
 
-class ClusteredRooms(Rooms):
-    """Rooms when several processes share the database and a Redis."""
+class ClusteredRooms:
+    """Rooms when several processes share the database and a Redis (a `RoomDirectory`,
+    as rooms/registry.py's `Rooms` is for one process). The rooms this process owns are
+    kept in a `RoomCache` like that one's; a room leaving it gives up its lease."""
 
-    def __init__(self, *args: Any, cluster: Cluster, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(
+        self,
+        store: LoopStore,
+        dice_factory: Callable[[], random.Random] = EntropyDice,
+        grace: float = GRACE_SECONDS,
+        limits: Limits = Limits(),
+        *,
+        cluster: Cluster,
+    ) -> None:
+        self.store = store
+        self.limits = limits
+        self.make_room = RoomMaker(store, dice_factory, limits, grace)
+        self.cache = RoomCache(limits, on_drop=self._release)
+        self.rooms = self.cache.rooms
+        """The rooms this process owns, by game id."""
+        self.loading = self.cache.loading
+        self.draining = False
+        """Shutting down: no page is taken any more (`drain`)."""
         self.cluster = cluster
         self.remote: dict[str, RemoteRoom] = {}
         """Rooms other processes own that pages here watch."""
@@ -318,16 +341,7 @@ class ClusteredRooms(Rooms):
         room = self.rooms.get(game_id)
         if room is not None and not room.lost:  # loaded while the caller awaited Redis
             return room
-        pending = self.loading.get(game_id)
-        if pending is None:
-            pending = self.loading[game_id] = asyncio.ensure_future(self._load_owned(game_id))
-
-            def loaded(_: object) -> None:
-                self.loading.pop(game_id, None)
-                self.deleted_while_loading.discard(game_id)
-
-            pending.add_done_callback(loaded)
-        return await asyncio.shield(pending)
+        return await self.cache.load_once(game_id, self._load_owned)
 
     async def _load_owned(self, game_id: str) -> Room:
         try:
@@ -340,22 +354,10 @@ class ClusteredRooms(Rooms):
             await self.cluster.release(game_id)
             raise NoSuchGame("no game with that id")
         game = await asyncio.to_thread(load, stored)
-        room = Room(
-            self.store,
-            game,
-            self.dice_factory(),
-            self.limits,
-            self.grace,
-            epoch=epoch,
-            holds=functools.partial(self.cluster.holds, game_id),
-        )
+        room = self.make_room(game, epoch, holds=functools.partial(self.cluster.holds, game_id))
         room.on_lost = self._room_lost
         room.on_paused = self._room_paused
-        await room.chat.load()
-        if game_id in self.deleted_while_loading:
-            await self.cluster.release(game_id)
-            raise NoSuchGame("no game with that id")
-        return self._keep(room)
+        return room
 
     def _room_paused(self, room: Room) -> None:
         """Its lease ran out on this process's clock (Room.pause): set aside with its pages
@@ -378,10 +380,10 @@ class ClusteredRooms(Rooms):
         for key in [key for key, page in self.remote_pages.items() if page.game_id == room.id]:
             self.remote_pages.pop(key, None)
 
-    def _drop(self, game_id: str) -> None:
-        room = self.rooms.pop(game_id, None)
-        if room is not None and room.epoch is not None:
-            asyncio.get_running_loop().create_task(self.cluster.release(game_id))
+    def _release(self, room: Room) -> None:
+        """A room owned here leaves memory (or was deleted while it loaded): its lease goes."""
+        if room.epoch is not None:
+            asyncio.get_running_loop().create_task(self.cluster.release(room.id))
 
     async def view(self, game_id: str) -> Room:
         """The owned room, else the game as stored (to read: snapshot, record, replay)."""
@@ -392,15 +394,20 @@ class ClusteredRooms(Rooms):
         if stored is None:
             raise NoSuchGame("no game with that id")
         game = await asyncio.to_thread(load, stored)
-        return Room(self.store, game, self.dice_factory(), self.limits, self.grace)
+        return self.make_room(game)
 
-    def _adopt_new(self, room: Room) -> Room:
-        return room  # its first page decides which process owns it
+    async def create(self, new: NewGame) -> Room:
+        """A new game, stored; not kept here: its first page decides which process owns it."""
+        return await create_room(self.store, self.cache, self.make_room, new)
+
+    def sweep(self, now: float) -> int:
+        return self.cache.sweep(now)
 
     async def announce_rematch(self, old_id: str, new_id: str) -> None:
+        """The old game is given up (Rooms.announce_rematch): by its owner, wherever it is."""
         room = self.rooms.get(old_id)
         if room is not None and not room.lost:
-            await super().announce_rematch(old_id, new_id)
+            await self.announce_rematch_here(old_id, new_id)
         elif not await self._to_owner(old_id, {"op": "rematch", "room": old_id, "new": new_id}):
             await self._reveal_unowned(old_id)
 
@@ -413,11 +420,10 @@ class ClusteredRooms(Rooms):
         if stored is None:
             return
         game = await asyncio.to_thread(load, stored)
-        room = Room(self.store, game, self.dice_factory(), self.limits, self.grace, epoch)
-        await room.gathering.reveal_dice()
+        await self.make_room(game, epoch).gathering.reveal_dice()
 
     async def forget(self, game_id: str) -> bool:
-        gone = await super().forget(game_id)
+        gone = await self.cache.forget(game_id, self.store.delete)
         if gone:
             await self._to_owner(game_id, {"op": "forget", "room": game_id})
         return gone
@@ -432,5 +438,11 @@ class ClusteredRooms(Rooms):
         return False
 
     async def announce_rematch_here(self, old_id: str, new_id: str) -> None:
-        """The owner's side of a rematch another process announced: the pages here hear it."""
-        await super().announce_rematch(old_id, new_id)
+        """The owner's side of a rematch: the room reveals its dice and its pages hear it
+        (loaded for it when nobody watches: the reveal must be stored)."""
+        room = self.rooms.get(old_id) or await self.view(old_id)
+        await room.gathering.announce_rematch(new_id)
+
+    async def forget_in_memory(self, game_id: str) -> None:
+        """Another process deleted the game: its room here stops and its pages are told."""
+        await self.cache.forget_in_memory(game_id)

@@ -1,7 +1,7 @@
 """The rooms of one process: loaded from the store on first use (in a worker thread),
 kept while pages watch, dropped when nobody does (everything is stored), created from a
 new game or an imported record. With several processes, cluster/rooms.py's
-ClusteredRooms builds on it."""
+ClusteredRooms keeps its rooms the same way, in a RoomCache of its own."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import json
 import random
 import secrets
 from collections import OrderedDict
-from collections.abc import Callable
-from typing import Any, Final
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Final, NamedTuple, Protocol
 
 from ...fair_dice import DiceProof
 from ...game import (
@@ -34,9 +35,186 @@ from .seats import token_hash
 from .session import LoadedGame, load
 
 
+@dataclass(frozen=True)
+class RoomMaker:
+    """What every room of a process is built with: its store, a die of its own, the
+    limits and the autopilot's grace."""
+
+    store: LoopStore
+    dice_factory: Callable[[], random.Random]
+    limits: Limits
+    grace: float
+
+    def __call__(self, game: LoadedGame, epoch: int | None = None, holds: Callable[[], bool] = lambda: True) -> Room:
+        return Room(self.store, game, self.dice_factory(), self.limits, self.grace, epoch, holds)
+
+
+class RoomCache:
+    """The rooms a process holds in memory: each loaded once however many ask at the same
+    moment, kept while pages watch, dropped (unwatched ones first) at the cap or when idle,
+    and never kept past its game's deletion. Both ways of keeping rooms, one process
+    (`Rooms`) and several (cluster/rooms.py, `ClusteredRooms`), hold one; `on_drop` is
+    told of each room that leaves (the cluster gives up its lease)."""
+
+    def __init__(self, limits: Limits, on_drop: Callable[[Room], None] = lambda room: None) -> None:
+        self.limits = limits
+        self.on_drop = on_drop
+        self.rooms: OrderedDict[str, Room] = OrderedDict()
+        self.loading: dict[str, asyncio.Future[Room]] = {}
+        self.deleted_while_loading: set[str] = set()
+
+    async def load_once(self, game_id: str, loader: Callable[[str], Awaitable[Room]]) -> Room:
+        """The room `loader` makes for the game, kept here; one load however many ask."""
+        pending = self.loading.get(game_id)
+        if pending is None:
+            pending = self.loading[game_id] = asyncio.ensure_future(self._load(game_id, loader))
+
+            def loaded(_: object) -> None:
+                self.loading.pop(game_id, None)
+                self.deleted_while_loading.discard(game_id)
+
+            pending.add_done_callback(loaded)
+        return await asyncio.shield(pending)
+
+    async def _load(self, game_id: str, loader: Callable[[str], Awaitable[Room]]) -> Room:
+        room = await loader(game_id)
+        await room.chat.load()
+        # Deleted while it loaded? `forget` marks it, and nothing awaits between this
+        # check and keeping the room, so no room can outlive its game.
+        if game_id in self.deleted_while_loading:
+            self.on_drop(room)
+            raise NoSuchGame("no game with that id")
+        return self.keep(room)
+
+    def keep(self, room: Room) -> Room:
+        """Hold a room in memory (unless another request loaded it meanwhile)."""
+        if room.id in self.rooms:
+            return self.rooms[room.id]
+        self.make_space()
+        self.rooms[room.id] = room
+        return room
+
+    def make_space(self) -> None:
+        """Below the cap on rooms in memory, dropping rooms nobody watches; `server-busy`
+        when every room is watched."""
+        if len(self.rooms) < self.limits.rooms_in_memory:
+            return
+        for old_id in [i for i, r in self.rooms.items() if r.evictable()]:
+            self.drop(old_id)
+            if len(self.rooms) < self.limits.rooms_in_memory:
+                return
+        raise ProtocolError("server-busy", "the server is full: try again later")
+
+    def sweep(self, now: float) -> int:
+        """Drop rooms nobody has watched for a while; returns how many were dropped."""
+        idle = [
+            game_id
+            for game_id, room in self.rooms.items()
+            if room.evictable() and now - room.presence.last_seen >= self.limits.room_idle_seconds
+        ]
+        for game_id in idle:
+            self.drop(game_id)
+        return len(idle)
+
+    def drop(self, game_id: str) -> None:
+        """A room leaves memory (everything about it is stored)."""
+        room = self.rooms.pop(game_id, None)
+        if room is not None:
+            self.on_drop(room)
+
+    async def forget(self, game_id: str, delete: Callable[[str], Awaitable[bool]]) -> bool:
+        """Delete a game (`delete`: from the store); pages still watching it are told it
+        is gone and hung up on. False when there was no such game."""
+        if not _plausible_id(game_id):
+            return False
+        if game_id in self.loading:
+            self.deleted_while_loading.add(game_id)
+        if not await delete(game_id):
+            return False
+        await self.forget_in_memory(game_id)
+        return True
+
+    async def forget_in_memory(self, game_id: str) -> None:
+        """A deleted game's room: its tasks stop, its pages are told it is gone."""
+        room = self.rooms.get(game_id)
+        if room is None:
+            return
+        self.drop(game_id)
+        await room.deleted()
+
+
+class NewGame(NamedTuple):
+    stored: StoredGame
+    game: LoadedGame
+    host_token: str
+    """The host's secret, handed to the game's creator once (only its hash is stored)."""
+
+
+def new_game(
+    rules: Rules,
+    players: tuple[str, ...],
+    seats: dict[str, dict[str, str]],
+    extra: dict[str, Any] | None = None,
+    actions: list[tuple[int, int | None]] | None = None,
+    state: State | None = None,
+    speed: str = "normal",
+) -> NewGame:
+    """A new game from checked parts, not stored yet (`Rooms.create` stores it). `state`
+    is the state after `actions`, when the caller has it. A game with open seats has
+    committed dice."""
+    actions = actions or []
+    if state is None:
+        state = replay_actions(players, rules, actions)
+    host_token = secrets.token_urlsafe(24)
+    started = not any(seat["kind"] == "open" for seat in seats.values())
+    extra = dict(extra or {})
+    if not started:  # players will join from other devices: dice they can check
+        seated = tuple(colour for colour, seat in seats.items() if seat["kind"] == "player")
+        extra["dice"] = DiceProof.new(first=len(actions), seated=seated).stored()
+    stored = StoredGame.new(
+        secrets.token_urlsafe(9),
+        rules.to_json(),
+        list(players),
+        seats,
+        extra=extra,
+        speed=speed,
+        over=state.over,
+        winner=state.winner,
+        ranking=list(state.ranking),
+        actions=actions,
+        host_token=token_hash(host_token),
+        started=started,
+    )
+    return NewGame(stored, load(stored, state), host_token)
+
+
+class RoomDirectory(Protocol):
+    """Where the app finds rooms: `Rooms` (one process) or cluster/rooms.py's
+    `ClusteredRooms` (several sharing a database and a Redis)."""
+
+    rooms: OrderedDict[str, Room]
+    """The rooms this process plays, by game id."""
+
+    def unavailable(self) -> RoomAway | None: ...
+
+    async def for_page(self, game_id: str) -> RoomLike: ...
+
+    async def view(self, game_id: str) -> Room: ...
+
+    async def announce_rematch(self, old_id: str, new_id: str) -> None: ...
+
+    async def create(self, new: NewGame) -> Room: ...
+
+    async def forget(self, game_id: str) -> bool: ...
+
+    def sweep(self, now: float) -> int: ...
+
+    async def drain(self) -> None: ...
+
+
 class Rooms:
-    """The rooms in memory: loaded from the store when first asked for (in a worker
-    thread, once however many ask at the same moment), dropped when nobody watches."""
+    """The rooms of one process, all its own: loaded from the store when first asked for
+    (in a worker thread), dropped when nobody watches."""
 
     def __init__(
         self,
@@ -46,12 +224,11 @@ class Rooms:
         limits: Limits = Limits(),
     ) -> None:
         self.store = store
-        self.dice_factory = dice_factory
-        self.grace = grace
         self.limits = limits
-        self.rooms: OrderedDict[str, Room] = OrderedDict()
-        self.loading: dict[str, asyncio.Future[Room]] = {}
-        self.deleted_while_loading: set[str] = set()
+        self.make_room = RoomMaker(store, dice_factory, limits, grace)
+        self.cache = RoomCache(limits)
+        self.rooms = self.cache.rooms
+        """The rooms in memory, by game id."""
         self.draining = False
         """Shutting down: no page is taken any more (`drain`)."""
 
@@ -83,62 +260,25 @@ class Rooms:
             return room
         if not _plausible_id(game_id):
             raise NoSuchGame("no game with that id")
-        pending = self.loading.get(game_id)
-        if pending is None:
-            pending = self.loading[game_id] = asyncio.ensure_future(self._load(game_id))
-
-            def loaded(_: object) -> None:
-                self.loading.pop(game_id, None)
-                self.deleted_while_loading.discard(game_id)
-
-            pending.add_done_callback(loaded)
-        return await asyncio.shield(pending)
+        return await self.cache.load_once(game_id, self._load)
 
     async def _load(self, game_id: str) -> Room:
         stored = await self.store.load(game_id)
         if stored is None:
             raise NoSuchGame("no game with that id")
-        game = await self.store.run_blocking(load, stored)
-        room = self._room(game)
-        await room.chat.load()
-        # Deleted while it loaded? `forget` marks it, and nothing awaits between this
-        # check and keeping the room, so no room can outlive its game.
-        if game_id in self.deleted_while_loading:
-            raise NoSuchGame("no game with that id")
-        return self._keep(room)
+        return self.make_room(await self.store.run_blocking(load, stored))
 
-    def _room(self, game: LoadedGame) -> Room:
-        return Room(self.store, game, self.dice_factory(), self.limits, self.grace)
+    async def create(self, new: NewGame) -> Room:
+        """Store a new game (`new_game`); its room is built before anything is written,
+        and kept only after the write succeeded."""
+        return self.cache.keep(await create_room(self.store, self.cache, self.make_room, new))
 
-    def _keep(self, room: Room) -> Room:
-        """Hold a room in memory (unless another request loaded it meanwhile)."""
-        if room.id in self.rooms:
-            return self.rooms[room.id]
-        self._make_space()
-        self.rooms[room.id] = room
-        return room
-
-    def _make_space(self) -> None:
-        """Below the cap on rooms in memory, dropping rooms nobody watches; `server-busy`
-        when every room is watched."""
-        if len(self.rooms) < self.limits.rooms_in_memory:
-            return
-        for old_id in [i for i, r in self.rooms.items() if r.evictable()]:
-            self._drop(old_id)
-            if len(self.rooms) < self.limits.rooms_in_memory:
-                return
-        raise ProtocolError("server-busy", "the server is full: try again later")
+    async def forget(self, game_id: str) -> bool:
+        """Delete a game; pages still watching it are told it is gone and hung up on."""
+        return await self.cache.forget(game_id, self.store.delete)
 
     def sweep(self, now: float) -> int:
-        """Drop rooms nobody has watched for a while; returns how many were dropped."""
-        idle = [
-            game_id
-            for game_id, room in self.rooms.items()
-            if room.evictable() and now - room.presence.last_seen >= self.limits.room_idle_seconds
-        ]
-        for game_id in idle:
-            self._drop(game_id)
-        return len(idle)
+        return self.cache.sweep(now)
 
     async def drain(self) -> None:
         """The process is shutting down: each room finishes the change under way (it is
@@ -149,73 +289,14 @@ class Rooms:
                 async with room.lock:
                     await room.lose()
 
-    def _drop(self, game_id: str) -> None:
-        """A room leaves memory (everything about it is stored)."""
-        self.rooms.pop(game_id, None)
 
-    async def create(
-        self,
-        rules: Rules,
-        players: tuple[str, ...],
-        seats: dict[str, dict[str, str]],
-        extra: dict[str, Any] | None = None,
-        actions: list[tuple[int, int | None]] | None = None,
-        state: State | None = None,
-        speed: str = "normal",
-    ) -> tuple[Room, str]:
-        """A new stored game from checked parts, and the host's secret token (handed to its
-        creator once). The room is built before anything is written, and kept only after
-        the write succeeded. `state` is the state after `actions`, when the caller has it."""
-        actions = actions or []
-        if state is None:
-            state = replay_actions(players, rules, actions)
-        host_token = secrets.token_urlsafe(24)
-        started = not any(seat["kind"] == "open" for seat in seats.values())
-        extra = dict(extra or {})
-        if not started:  # players will join from other devices: dice they can check
-            seated = tuple(colour for colour, seat in seats.items() if seat["kind"] == "player")
-            extra["dice"] = DiceProof.new(first=len(actions), seated=seated).stored()
-        stored = StoredGame.new(
-            secrets.token_urlsafe(9),
-            rules.to_json(),
-            list(players),
-            seats,
-            extra=extra,
-            speed=speed,
-            over=state.over,
-            winner=state.winner,
-            ranking=list(state.ranking),
-            actions=actions,
-            host_token=token_hash(host_token),
-            started=started,
-        )
-        room = self._room(load(stored, state))
-        self._make_space()  # before the write: a refused game must not be stored (and room for it here)
-        await self.store.create(stored)
-        return self._adopt_new(room), host_token
-
-    def _adopt_new(self, room: Room) -> Room:
-        """A game just created: kept here, where its first page will find it."""
-        return self._keep(room)
-
-    async def forget(self, game_id: str) -> bool:
-        """Delete a game; pages still watching it are told it is gone and hung up on."""
-        if not _plausible_id(game_id):
-            return False
-        if game_id in self.loading:
-            self.deleted_while_loading.add(game_id)
-        if not await self.store.delete(game_id):
-            return False
-        await self.forget_in_memory(game_id)
-        return True
-
-    async def forget_in_memory(self, game_id: str) -> None:
-        """A deleted game's room: its tasks stop, its pages are told it is gone."""
-        room = self.rooms.get(game_id)
-        if room is None:
-            return
-        self._drop(game_id)
-        await room.deleted()
+async def create_room(store: LoopStore, cache: RoomCache, make_room: RoomMaker, new: NewGame) -> Room:
+    """Store a new game and return its room, not kept yet. Room for it is made in
+    memory first: a game refused for want of it must not be stored."""
+    room = make_room(new.game)
+    cache.make_space()
+    await store.create(new.stored)
+    return room
 
 
 def import_parts(

@@ -55,7 +55,7 @@ from ..protocol import (
     parse_new_game,
 )
 from ..rooms.dice import EntropyDice
-from ..rooms.registry import Rooms, import_parts
+from ..rooms.registry import RoomDirectory, Rooms, import_parts, new_game
 from ..rooms.room import GRACE_SECONDS, Room, RoomLike
 from ..rooms.seats import Control, token_hash, without_secrets
 from ..storage.async_store import AsyncStore, LoopStore
@@ -119,8 +119,8 @@ def _meta() -> dict[str, Any]:
     }
 
 
-def _rooms(request: Request | WebSocket) -> Rooms:
-    rooms: Rooms = request.app.state.rooms
+def _rooms(request: Request | WebSocket) -> RoomDirectory:
+    rooms: RoomDirectory = request.app.state.rooms
     return rooms
 
 
@@ -306,10 +306,8 @@ async def create_game(request: Request) -> Response:
         extra["timer"] = new.timer
     if new.hints:
         extra["hints"] = True
-    room, host_token = await _rooms(request).create(
-        new.rules, new.players, new.seats, extra=extra or None, speed=new.speed
-    )
-    return _created(room, host_token)
+    made = new_game(new.rules, new.players, new.seats, extra=extra or None, speed=new.speed)
+    return _created(await _rooms(request).create(made), made.host_token)
 
 
 async def _prepared_record(request: Request) -> tuple[Any, ...]:
@@ -336,8 +334,8 @@ async def import_record(request: Request) -> Response:
     """A record file becomes a stored game that continues from its end; nothing is
     stored unless the whole record is valid."""
     record, seats, extra, actions, state = await _prepared_record(request)
-    room, host_token = await _rooms(request).create(record.rules, record.players, seats, extra, actions, state)
-    return _created(room, host_token)
+    made = new_game(record.rules, record.players, seats, extra, actions, state)
+    return _created(await _rooms(request).create(made), made.host_token)
 
 
 async def check_record(request: Request) -> Response:
@@ -420,9 +418,10 @@ async def rematch(request: Request) -> Response:
     game = old.session
     _require_host(request, game.host_token)
     extra = {"timer": old.presence.timer} if old.presence.timer else None
-    room, host_token = await _rooms(request).create(game.rules, game.players, game.seats.for_rematch().to_json(), extra)
+    made = new_game(game.rules, game.players, game.seats.for_rematch().to_json(), extra)
+    room = await _rooms(request).create(made)
     await _rooms(request).announce_rematch(old.id, room.id)
-    return _created(room, host_token)
+    return _created(room, made.host_token)
 
 
 async def delete_game(request: Request) -> Response:
@@ -668,14 +667,16 @@ def create_app(
     app.state.database = database
     app.state.store = store
     app.state.settings = settings
+    rooms: RoomDirectory
     if redis_url is None:
-        app.state.rooms = Rooms(store, dice, grace_seconds, limits)
+        rooms = Rooms(store, dice, grace_seconds, limits)
     else:  # several processes share the database: rooms are owned one process at a time
         from ..cluster.nodes import LEASE_SECONDS, Cluster
         from ..cluster.rooms import ClusteredRooms
 
         cluster = Cluster(redis_url, lease_seconds or LEASE_SECONDS)
-        app.state.rooms = ClusteredRooms(store, dice, grace_seconds, limits, cluster=cluster)
+        rooms = ClusteredRooms(store, dice, grace_seconds, limits, cluster=cluster)
+    app.state.rooms = rooms
     app.state.creations = KeyedBuckets(limits.create_rate, limits.create_burst, limits.address_keys)
     app.state.replays = KeyedBuckets(limits.replay_rate, limits.replay_burst, limits.address_keys)
     app.state.heavy_jobs = asyncio.Semaphore(limits.heavy_jobs)
