@@ -1,11 +1,8 @@
 // Home: the title, new game, the lobby of open rooms, the saved games, and loading a record file.
 import { t, tNodes, lang, onLangChange } from "./i18n.js";
-import { NETWORK_PLAY } from "./transport.js";
-import { h, api, toast, errorText, colourIcon, colourChip, seatLabel, presetLabel, logoSvg, medal, presenceDot, eyeSvg, PALETTE, recordLink } from "./ui.js";
-import { keepHostToken, getSeatToken, hostHeaders, heldGameIds } from "./net.js";
-
-const LOBBY_REFRESH_MS = 4000;
-let lobbyMissing = !NETWORK_PLAY;  // no lobby behind the static site; an older server without GET /api/rooms: ask once per page load
+import { h, api, toast, errorText, colourIcon, colourChip, seatLabel, presetLabel, logoSvg, medal, PALETTE, recordLink } from "./ui.js";
+import { keepHostToken, hostHeaders, heldGameIds } from "./net.js";
+import { makeLobby } from "./lobby.js";
 
 export function mountHome(root, app) {
   let games = null;
@@ -17,9 +14,7 @@ export function mountHome(root, app) {
   const screen = h("section", { class: "screen home-screen" });
   root.replaceChildren(screen);
 
-  let rooms = null;        // the lobby: null until the first answer
-  let lobbyTimer = null;
-  const lobbyCard = h("div", { class: "card lobby-card", "data-testid": "lobby" });
+  const lobby = makeLobby({ app, onMissing: () => render(), gone: () => destroyed });
 
   const fileInput = h("input", { type: "file", accept: ".json,application/json,text/plain", "data-testid": "load-record", id: "load-record", class: "file-input", onchange: onFile });
 
@@ -51,8 +46,8 @@ export function mountHome(root, app) {
 
     const unfinished = (games || []).filter((g) => !g.over);
     const finished = (games || []).filter((g) => g.over);
-    renderLobby();
-    screen.replaceChildren(...[hero, loadBox, lobbyMissing ? null : lobbyCard,
+    lobby.render();
+    screen.replaceChildren(...[hero, loadBox, lobby.missing ? null : lobby.card,
       section(t("home.unfinished"), unfinished, t("home.none-unfinished")),
       section(t("home.finished"), finished, t("home.none-finished")),
       statsCard()].filter(Boolean));
@@ -79,62 +74,6 @@ export function mountHome(root, app) {
     return box;
   }
 
-  // ---------------------------------------------------------------- lobby
-  function renderLobby() {
-    const list = rooms || [];
-    const title = h("h2", { class: "card-title" }, h("span", { class: "lobby-dot", "aria-hidden": "true" }), t("lobby.title"),
-      h("span", { class: "count" }, rooms ? String(list.length) : ""));
-    const body = rooms === null ? h("p", { class: "muted" }, t("home.loading"))
-      : !list.length ? h("p", { class: "muted lobby-empty" }, t("lobby.empty"))
-        : h("ul", { class: "game-list room-list" }, ...list.map(roomRow));
-    lobbyCard.replaceChildren(h("div", { class: "card-head" }, title, h("small", { class: "muted" }, t("lobby.hint"))), body);
-  }
-
-  function roomRow(r) {
-    const id = encodeURIComponent(r.id);
-    const open = (r.open_seats || []).length;
-    const mine = getSeatToken(r.id);
-    const players = h("div", { class: "game-players" }, ...(r.players || []).map((c) => {
-      const seat = r.seats?.[c];
-      const free = seat?.kind === "open";
-      return h("span", { class: `seat-pill ${free ? "seat-free" : ""}`, style: `--c:${PALETTE[c].main};--c-light:${PALETTE[c].light}`, title: `${t(`colour.${c}`)} · ${seatLabel(seat, true)}` },
-        colourIcon(c, 14), h("span", { class: "pill-name" }, free ? t("lobby.free") : seatLabel(seat, true)),
-        !free && seat && seat.kind !== "bot" && typeof seat.connected === "boolean" ? presenceDot(seat.connected) : null);
-    }));
-    const meta = h("div", { class: "game-meta" },
-      h("span", {}, r.rules_name ? presetLabel(r.rules_name) : t("preset.custom")),
-      open ? h("span", { class: "open-count" }, t("lobby.open-seats", { n: open })) : h("span", {}, t("lobby.full")),
-      h("span", {}, t("home.actions", { n: r.actions || 0 })),
-      r.watchers ? h("span", { class: "watchers" }, eyeSvg(14), t("lobby.watchers", { n: r.watchers })) : null);
-    const action = mine
-      ? h("button", { class: "btn btn-primary", type: "button", "data-testid": "lobby-resume", onclick: () => app.go(`#/game/${id}`) }, t("home.resume"))
-      : open
-        ? h("button", { class: "btn btn-primary", type: "button", "data-testid": "lobby-join", onclick: () => app.go(`#/join/${id}`) }, t("lobby.join"))
-        : h("button", { class: "btn", type: "button", "data-testid": "lobby-watch", onclick: () => app.go(`#/game/${id}`) }, t("lobby.watch"));
-    return h("li", { class: `game-item room-item ${open ? "has-open" : ""}`, "data-testid": "room-item", "data-id": r.id, "data-open": String(open) },
-      h("div", { class: "game-info" }, players, meta), h("div", { class: "row-actions" }, action));
-  }
-
-  async function refreshLobby() {
-    clearTimeout(lobbyTimer);
-    if (destroyed || lobbyMissing) return;
-    const res = await api("GET", "/api/rooms");
-    if (destroyed) return;
-    if (res.ok) rooms = Array.isArray(res.data?.rooms) ? res.data.rooms : [];
-    else if (res.status === 404 || res.status === 405) { lobbyMissing = true; render(); return; }
-    else rooms = rooms || [];
-    renderLobby();
-    if (!lobbyCard.isConnected && !lobbyMissing) render();
-    lobbyTimer = setTimeout(refreshLobby, document.hidden ? LOBBY_REFRESH_MS * 3 : LOBBY_REFRESH_MS);
-  }
-
-  function when(iso) {
-    try {
-      const d = typeof iso === "number" ? new Date(iso * 1000) : new Date(iso);
-      if (Number.isNaN(d.getTime())) return "";
-      return new Intl.DateTimeFormat(lang() === "zh" ? "zh-CN" : lang(), { dateStyle: "medium", timeStyle: "short" }).format(d);
-    } catch { return ""; }
-  }
 
   function row(g) {
     const id = encodeURIComponent(g.id);
@@ -247,6 +186,15 @@ export function mountHome(root, app) {
   const off = onLangChange(render);
   render();
   refresh();
-  refreshLobby();
-  return { destroy() { destroyed = true; clearTimeout(lobbyTimer); off(); } };
+  lobby.refresh();
+  return { destroy() { destroyed = true; lobby.stop(); off(); } };
+}
+
+/** A time the server gave (ISO text or Unix seconds) in the page's language, or "". */
+function when(iso) {
+  try {
+    const d = typeof iso === "number" ? new Date(iso * 1000) : new Date(iso);
+    if (Number.isNaN(d.getTime())) return "";
+    return new Intl.DateTimeFormat(lang() === "zh" ? "zh-CN" : lang(), { dateStyle: "medium", timeStyle: "short" }).format(d);
+  } catch { return ""; }
 }

@@ -2,7 +2,7 @@
 import { Board } from "./board.js";
 import { t, onLangChange } from "./i18n.js";
 import { showTurn, missingCard } from "./cards.js";
-import { fetchReview, chanceChart, mistakeList, percent, reasonText, costTexts } from "./insight.js";
+import { makeReview } from "./replayreview.js";
 import { h, s, fetchReplay, errorText, dieFace, setDieFace, rulesSummary, formatEvents, PALETTE, homeSvg, downloadSvg, recordLink } from "./ui.js";
 
 export function mountReplay(root, app, gameId) {
@@ -38,22 +38,15 @@ export function mountReplay(root, app, gameId) {
   const title = h("h2", { class: "replay-title" });
   const logTitle = h("h3", { class: "card-title" });
   const rulesTitle = h("h3", { class: "card-title" });
-  // the review (the ace bot's network): chances across the game, the worst mistakes, and
-  // under the die the verdict on the decision of the step shown
-  let review = null;
-  let chart = null;
-  const reviewTitle = h("h3", { class: "card-title" });
-  const reviewBody = h("div", { class: "review-body" });
-  const reviewCard = h("div", { class: "card review-card", "data-testid": "review", hidden: true }, reviewTitle, reviewBody);
-  const verdict = h("div", { class: "verdict", "data-testid": "verdict", hidden: true });
+  const review = makeReview({ app, gameId, go: (n) => go(n), gone: () => destroyed });
   const download = recordLink(gameId, { class: "btn btn-ghost", "data-testid": "download-record" });
 
   screen.append(boardWrap, h("aside", { class: "panel" },
     h("div", { class: "panel-bar" }, homeBtn, h("div", { class: "spacer" }), download),
     h("div", { class: "card play-card" }, title, turnCard,
       h("div", { class: "replay-controls" }, first, prev, dieBox, next, last, playBtn),
-      h("div", { class: "slider-row" }, slider, position), verdict, continueBox),
-    reviewCard,
+      h("div", { class: "slider-row" }, slider, position), review.verdict, continueBox),
+    review.card,
     h("div", { class: "card log-card" }, logTitle, logList),
     h("div", { class: "card" }, rulesTitle, rulesBox)));
 
@@ -72,8 +65,7 @@ export function mountReplay(root, app, gameId) {
     title.textContent = t("replay.title");
     logTitle.textContent = t("game.log");
     rulesTitle.textContent = t("game.rules");
-    reviewTitle.textContent = t("review.title");
-    if (data) { renderLog(); renderInfo(); rulesBox.replaceChildren(rulesSummary(data.game.rules, data.game.rules_name)); renderContinue(); renderReview(); }
+    if (data) { renderLog(); renderInfo(); rulesBox.replaceChildren(rulesSummary(data.game.rules, data.game.rules_name)); renderContinue(); review.relabel(); }
   }
 
   function renderContinue() {
@@ -119,8 +111,7 @@ export function mountReplay(root, app, gameId) {
     setDieFace(dieSvg, roll);
     dieBox.dataset.value = roll ? String(roll) : "";
     dieBox.style.setProperty("--c", PALETTE[colour || "red"].main);
-    if (chart) chart.mark(pos);
-    renderVerdict();
+    review.show(pos);
     first.disabled = prev.disabled = pos <= 0;
     next.disabled = last.disabled = pos >= total();
   }
@@ -182,17 +173,7 @@ export function mountReplay(root, app, gameId) {
     }
   }
 
-  function onKey(e) {
-    if (destroyed || e.altKey || e.ctrlKey || e.metaKey) return;
-    const tag = (e.target && e.target.tagName) || "";
-    if (["INPUT", "SELECT", "TEXTAREA"].includes(tag) && e.target !== slider) return;
-    if (e.target === slider) return;   // the slider handles its own arrows
-    if (e.key === "ArrowLeft") { e.preventDefault(); go(pos - 1); }
-    else if (e.key === "ArrowRight") { e.preventDefault(); go(pos + 1, true); }
-    else if (e.key === "Home") { e.preventDefault(); go(0); }
-    else if (e.key === "End") { e.preventDefault(); go(total()); }
-    else if (e.key === " " && !["BUTTON", "A"].includes(tag)) { e.preventDefault(); togglePlay(); }
-  }
+  const onKey = replayKeys({ gone: () => destroyed, slider, step: () => pos, total, go, togglePlay });
   document.addEventListener("keydown", onKey);
 
   async function load() {
@@ -211,50 +192,26 @@ export function mountReplay(root, app, gameId) {
     renderPlay();
     await board.show(stateAt(pos).planes, 0);
     app.setAnimating(false);
-    loadReview();
-  }
-
-  async function loadReview() {
-    // a game with hints off is reviewed once it is over (the server says the same)
-    if (!app.meta.analysis || !(data.game.state.over || data.game.hints)) return;
-    reviewCard.hidden = false;
-    reviewBody.replaceChildren(h("p", { class: "muted" }, t("review.working")));
-    const res = await fetchReview(gameId);
-    if (destroyed) return;
-    if (!res.ok) { reviewBody.replaceChildren(h("p", { class: "error-message" }, errorText(res.error.code, res.error.message))); return; }
-    review = res.data.analysis;
-    renderReview();
-    renderInfo();
-  }
-
-  function renderReview() {
-    if (!review) return;
-    chart = chanceChart(review, (n) => go(n));
-    chart.mark(pos);
-    reviewBody.replaceChildren(
-      h("p", { class: "muted review-help" }, t("review.help")),
-      chart.el,
-      h("h4", { class: "review-sub" }, t("review.mistakes")),
-      mistakeList(review, (n) => go(n)));
-  }
-
-  /** What the review says of the decision made at the step shown. */
-  function renderVerdict() {
-    const d = review && pos > 0 ? review.decisions.find((x) => x.index === pos - 1) : null;
-    verdict.hidden = !d;
-    if (!d) return;
-    const shown = costTexts(d);
-    // a cost too small to show (both chances the same to a tenth of a point) is no inaccuracy
-    const kind = d.cost === 0 ? "best" : shown.cost === "0.0%" ? "close" : d.cost >= 0.02 ? "mistake" : "inaccuracy";
-    verdict.dataset.kind = kind;
-    const why = reasonText(d.reasons);
-    verdict.textContent = kind === "best" ? t("review.was-best", { why, chance: percent(d.chance_best) })
-      : kind === "close" ? t("review.about-best", { best: d.best + 1, why, chance: shown.played })
-        : t("review.was-not-best", { best: d.best + 1, why, chance: shown.best, played: shown.played, cost: shown.cost });
+    review.load(data.game);
   }
 
   const off = onLangChange(relabel);
   relabel();
   load();
   return { destroy() { destroyed = true; playing = false; board.hurry = true; off(); document.removeEventListener("keydown", onKey); } };
+}
+
+/** The replay's keys: arrows step, Home and End jump, space plays (never while typing;
+ *  the slider handles its own arrows). */
+function replayKeys({ gone, slider, step, total, go, togglePlay }) {
+  return (e) => {
+    if (gone() || e.altKey || e.ctrlKey || e.metaKey) return;
+    const tag = (e.target && e.target.tagName) || "";
+    if (["INPUT", "SELECT", "TEXTAREA"].includes(tag) || e.target === slider) return;
+    if (e.key === "ArrowLeft") { e.preventDefault(); go(step() - 1); }
+    else if (e.key === "ArrowRight") { e.preventDefault(); go(step() + 1, true); }
+    else if (e.key === "Home") { e.preventDefault(); go(0); }
+    else if (e.key === "End") { e.preventDefault(); go(total()); }
+    else if (e.key === " " && !["BUTTON", "A"].includes(tag)) { e.preventDefault(); togglePlay(); }
+  };
 }

@@ -42,34 +42,15 @@ export function mountSetup(root, app) {
   const screen = h("section", { class: "screen setup-screen" });
   root.replaceChildren(screen);
 
-  function clone(x) { return JSON.parse(JSON.stringify(x)); }
-  function sameRules(a, b) {
-    return Object.keys(meta.options).every((k) => JSON.stringify(a[k]) === JSON.stringify(b[k]));
-  }
   function matchPreset() {
-    return presetNames.find((n) => sameRules(form.rules, meta.presets[n])) || "custom";
+    return presetNames.find((n) => sameRules(meta, form.rules, meta.presets[n])) || "custom";
   }
   function ordered() { return COLOURS.filter((c) => form.colours.has(c)); }
 
-  function focusKey() {
-    const el = /** @type {HTMLInputElement | null} */ (document.activeElement);
-    if (!el || !screen.contains(el)) return null;
-    const box = /** @type {HTMLElement | null} */ (el.closest("[data-testid]"));
-    return { testid: box ? box.dataset.testid : null, value: el.type === "checkbox" ? el.value : null };
-  }
-
-  function restoreFocus(key) {
-    if (!key || !key.testid) return;
-    const box = screen.querySelector(`[data-testid="${key.testid}"]`);
-    if (!box) return;
-    const target = box.matches("input,select,button") ? box : box.querySelector(`input[value="${key.value}"]`);
-    if (target) target.focus({ preventScroll: true });
-  }
-
   function render() {
-    const fk = focusKey();
+    const fk = focusKey(screen);
     draw();
-    restoreFocus(fk);
+    restoreFocus(screen, fk);
   }
 
   function draw() {
@@ -229,4 +210,28 @@ export function mountSetup(root, app) {
   const off = onLangChange(render);
   render();
   return { destroy() { destroyed = true; off(); } };
+}
+
+function clone(x) { return JSON.parse(JSON.stringify(x)); }
+
+/** Whether two rule sets agree on every option the server knows. */
+function sameRules(meta, a, b) {
+  return Object.keys(meta.options).every((k) => JSON.stringify(a[k]) === JSON.stringify(b[k]));
+}
+
+/** Which control of `screen` has the focus (by test id, and a checkbox's value), so a
+ *  redraw can give it back (restoreFocus). */
+function focusKey(screen) {
+  const el = /** @type {HTMLInputElement | null} */ (document.activeElement);
+  if (!el || !screen.contains(el)) return null;
+  const box = /** @type {HTMLElement | null} */ (el.closest("[data-testid]"));
+  return { testid: box ? box.dataset.testid : null, value: el.type === "checkbox" ? el.value : null };
+}
+
+function restoreFocus(screen, key) {
+  if (!key || !key.testid) return;
+  const box = screen.querySelector(`[data-testid="${key.testid}"]`);
+  if (!box) return;
+  const target = box.matches("input,select,button") ? box : box.querySelector(`input[value="${key.value}"]`);
+  if (target) target.focus({ preventScroll: true });
 }
