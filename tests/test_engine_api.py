@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -194,3 +195,35 @@ def test_play_out_plays_stops_and_checks() -> None:
         play_out(new_game(2), lambda state, roll, moves: 9, lambda: 6, checked=True)
     with pytest.raises(RuntimeError, match="did not end"):
         play_out(new_game(2), first, lambda: 1, max_rolls=50)
+
+
+def test_one_step_takes_the_die_at_a_chance_node_and_a_plane_otherwise() -> None:
+    """`step`, OpenSpiel's one action: a whole game played through it alone is the game
+    `play_out` plays with the same dice and choices, event for event."""
+    from flyingchess import is_chance, step
+    from flyingchess.game import Turn, play_out
+
+    rng = random.Random(7)
+    faces = [rng.randint(1, 6) for _ in range(3000)]
+    picks = [rng.random() for _ in range(3000)]
+    turns: list[Turn] = []
+    dice, choice = iter(faces), iter(picks)
+    final, rolls = play_out(
+        new_game(4),
+        lambda _, __, moves: moves[int(next(choice) * len(moves))],
+        lambda: next(dice),
+        watch=turns.append,
+        checked=True,
+    )
+    state = new_game(4)
+    for turn in turns:
+        assert is_chance(state)
+        rolled, events = step(state, turn.roll)
+        assert not is_chance(rolled) and rolled.roll == turn.roll
+        state, more = step(rolled, turn.plane)
+        assert events + more == turn.events and state == turn.after
+    assert state == final and state.over and not is_chance(state) and rolls == len(turns)
+    with pytest.raises(IllegalMoveError, match="must show a face"):
+        step(new_game(2), None)
+    with pytest.raises(IllegalMoveError, match="the game is over"):
+        step(final, 3)

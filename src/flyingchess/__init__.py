@@ -1,7 +1,8 @@
 """flyingchess: Aeroplane Chess (Flying Chess, 飞行棋) with exact rules and every common house rule.
 
 The engine is pure: `new_game` builds a state, `roll` is the chance step, `legal_moves`
-and `apply` the decision step. Records (docs/records.md) live in `flyingchess.record`.
+and `apply` the decision step, and `step` takes either, as OpenSpiel does (`is_chance`
+says which the state waits for). Records (docs/records.md) live in `flyingchess.record`.
 """
 
 from .board import COLOURS
@@ -12,11 +13,13 @@ from .game import (
     State,
     apply,
     apply_unchecked,
+    is_chance,
     legal_moves,
     new_game,
     play,
     roll,
     setup_position,
+    step,
 )
 from .record import Record, RecordError, canonical_state, loads_record
 from .rules import PRESETS, Rules, RulesError
@@ -37,10 +40,12 @@ __all__ = [
     "apply",
     "apply_unchecked",
     "canonical_state",
+    "is_chance",
     "legal_moves",
     "loads_record",
     "new_game",
     "play",
     "roll",
     "setup_position",
+    "step",
 ]

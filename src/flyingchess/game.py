@@ -273,6 +273,24 @@ def _stack(mine: tuple[int, ...], start: int) -> tuple[int, ...]:
     return tuple(i for i, p in enumerate(mine) if p == start)
 
 
+def is_chance(state: State) -> bool:
+    """Whether the game waits for the die: a chance node, whose action is the face shown."""
+    return state.roll is None and not state.over
+
+
+def step(state: State, action: int | None) -> tuple[State, list[Event]]:
+    """One action, the way OpenSpiel takes them: at a chance node (`is_chance`) the die
+    shows `action`; else the player to move moves plane `action` (None: a pass). Checked,
+    with its events; `roll` and `apply` are its two halves. Every checked play goes
+    through it: `play` (a record's action), `play_out(checked=True)`, the PettingZoo
+    environment and the server's rooms."""
+    if is_chance(state):
+        if action is None:
+            raise IllegalMoveError(f"the die must show a face 1..6: {state.describe()}")
+        return roll(state, action)
+    return apply(state, action)
+
+
 def roll(state: State, value: int) -> tuple[State, list[Event]]:
     """The chance step: the die shows `value`. Returns the state waiting for a move."""
     if state.over:
@@ -424,9 +442,11 @@ def random_playout(state: State, rng: Random) -> tuple[State, int]:
 
 
 def play(state: State, value: int, plane: int | None) -> tuple[State, list[Event]]:
-    """One record action: roll `value`, then move `plane` (None to pass)."""
+    """One record action, two steps: the die shows `value` (the chance step, `roll`, which
+    says why a state not waiting for the die cannot roll), then `plane` moves (None to
+    pass)."""
     rolled, events = roll(state, value)
-    after, more = apply(rolled, plane)
+    after, more = step(rolled, plane)
     return after, events + more
 
 

@@ -23,7 +23,7 @@ from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..game import apply, new_game, roll
+from ..game import new_game, step
 from ..rules import Rules
 from .batch import ACTIONS
 from .episode import EPISODE_MAX_ROLLS, final_rewards, parse_rules
@@ -111,7 +111,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self.rolls = 0
-        self.state_now, _ = roll(self.start, self._die())
+        self.state_now, _ = step(self.start, self._die())
         self.agent_selection = self.possible_agents[self.state_now.turn]
         self._render_human()
 
@@ -124,14 +124,14 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
         assert not self.state_now.over, "the game is over"
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        after, _ = apply(self.state_now, to_plane(action))
+        after, _ = step(self.state_now, to_plane(action))
         self.rolls += 1
         if after.over:
             self.state_now = after
             self.rewards.update({self.agent_of[c]: r for c, r in final_rewards(after).items()})
             self.terminations = dict.fromkeys(self.agents, True)
         else:
-            self.state_now, _ = roll(after, self._die())
+            self.state_now, _ = step(after, self._die())
             if self.rolls >= EPISODE_MAX_ROLLS:
                 self.truncations = dict.fromkeys(self.agents, True)
             self.agent_selection = self.agent_of[self.state_now.players[self.state_now.turn]]

@@ -16,7 +16,7 @@ from typing import Any, Final, TypeVar
 
 from ...events import Event
 from ...fair_dice import DiceProof, ProofError
-from ...game import GameSetupError, IllegalMoveError, State, apply, play, roll, validate_players
+from ...game import GameSetupError, IllegalMoveError, State, play, step, validate_players
 from ...record import ActionError, Record, canonical_state, replay_actions, rules_to_json
 from ...rules import Rules, RulesError
 from .. import metrics
@@ -94,7 +94,7 @@ def load(stored: StoredGame, state: State | None = None) -> LoadedGame:
         if state is None:
             state = replay_actions(players, rules, stored.actions)
         if stored.pending_roll is not None and not state.over:
-            state, _ = roll(state, stored.pending_roll)
+            state, _ = step(state, stored.pending_roll)
     except (
         RulesError,
         GameSetupError,
@@ -202,7 +202,7 @@ class GameSession:
 
     async def commit(self, rolled: State, value: int, plane: int | None) -> list[Event]:
         """Apply, store, then adopt the new state (the store write comes before any message)."""
-        after, events = apply(rolled, plane)
+        after, events = step(rolled, plane)
         await self.store_action(value, plane, after)
         return events
 

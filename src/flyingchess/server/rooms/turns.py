@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...game import IllegalMoveError, legal_moves, roll
+from ...game import IllegalMoveError, legal_moves, step
 from ..protocol import ProtocolError
 from .seats import HOST, Control
 from .session import REVEALED_MESSAGE
@@ -31,7 +31,7 @@ class Turns:
             self._check_still_at(at)
             self._check_human_turn("roll", control)
             value = room.next_roll()
-            rolled, events = roll(room.state, value)
+            rolled, events = step(room.state, value)
             if legal_moves(rolled):
                 await room.session.hold_roll(value, rolled)
             else:
