@@ -6,14 +6,14 @@ and broadcast, so a failed write changes nothing anywhere. This module is the ro
 core: its pages (connecting, the dispatch of their requests, telling them what
 changed), whether it may still act (its lease), and its die. What it does is in parts
 of one concern each: gathering.py (seats, start, dice shares), turns.py (the turns
-people play), chat.py, bot_runner.py (bots and the autopilot clock), with the table of
-requests in commands.py. registry.py keeps the rooms of a process.
+people play), chat.py, bot_runner.py (bots and the autopilot clock), views.py (the
+snapshot and what each page may do, as pages are told them), with the table of requests
+in commands.py. registry.py keeps the rooms of a process.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import random
 from collections.abc import Awaitable, Callable
 from typing import Any, Final, Protocol
@@ -22,17 +22,15 @@ from ...events import Event
 from ...game import (
     State,
 )
-from ...moves import move_infos
-from ...record import Record, canonical_state
-from ...rules import Rules
+from ...record import Record
 from ..errors import MOVED_AWAY, NoSuchGame, RoomAway, told
 from ..limits import Limits
 from ..protocol import (
     Message,
     encode_message,
-    iso_time,
 )
 from ..storage.async_store import LoopStore
+from . import views
 from .bot_runner import BotRunner
 from .chat import RoomChat
 from .commands import HANDLERS
@@ -59,13 +57,6 @@ class RoomLike(Protocol):
     async def receive(self, page: Watcher, address: str, request: Message, text: str) -> None: ...
 
     async def disconnect(self, page: Watcher) -> None: ...
-
-
-@functools.lru_cache(maxsize=256)
-def rules_summary(rules: Rules) -> tuple[dict[str, Any], str | None]:
-    """A game's rules as pages see them, and their preset's name: the same for every
-    update of a game, so worked out once (read-only: shared by every snapshot)."""
-    return rules.to_json(), rules.preset_name()
 
 
 class Room:
@@ -127,18 +118,6 @@ class Room:
     def public_seats(self) -> dict[str, dict[str, Any]]:
         return self.presence.public_seats(self.seats)
 
-    def authority(self, control: Control) -> dict[str, Any]:
-        """What a page with this control may do here, in the server's words
-        (docs/protocol.md, `welcome`): the page draws it and never works authority out.
-        `controls`: the seats it rolls and moves for now; `dice_share`: who it adds a
-        share to committed dice as ("host", its colour), or None."""
-        return {
-            "role": control.role,
-            "colours": sorted(control.colours),
-            "controls": sorted(self.seats.controlled_by(control)),
-            "dice_share": self.gathering.contributor(control) if self.session.proof is not None else None,
-        }
-
     def control_of(self, watcher: Watcher) -> Control:
         return self.presence.control_of(watcher)
 
@@ -153,32 +132,10 @@ class Room:
         return len(self.presence.watchers)
 
     def snapshot(self) -> dict[str, Any]:
-        session, state = self.session, self.session.state
-        rules, rules_name = rules_summary(session.rules)
-        infos = move_infos(state) if state.phase == "move" else []
-        return {
-            "id": self.id,
-            "created": iso_time(session.created),
-            "updated": iso_time(session.updated),
-            "rules": rules,
-            "rules_name": rules_name,
-            "players": list(session.players),
-            "seats": self.public_seats(),
-            "state": canonical_state(state),
-            "phase": state.phase,
-            "roll": state.roll,
-            "moves": [move.to_json() for move in infos],
-            "choices": len({move.alike for move in infos}),
-            "actions": len(session.actions),
-            "speed": session.speed,
-            "hints": session.extra.get("hints") is True,
-            "dice": self._dice_view(),
-            "started": session.started,
-            "timer": self.presence.timer,
-            "turn_left": self.presence.turn_left(self.seats, state.colour),
-            "grace": self.presence.grace,
-            "chat": self.chat.recent,
-        }
+        return views.snapshot(self)
+
+    def authority(self, control: Control) -> dict[str, Any]:
+        return views.authority(self, control)
 
     def snapshot_for(self, page: Watcher) -> dict[str, Any]:
         """The whole game for one page, with what that page may do in it (`you`)."""
@@ -190,14 +147,6 @@ class Room:
         for watcher, control in list(self.presence.watchers.items()):
             if changed(watcher, control):
                 await self.send(watcher, {"type": "welcome", **self.authority(control)})
-
-    def _dice_view(self) -> dict[str, Any] | None:
-        """What every page may know of the dice commitment (None: local dice)."""
-        proof = self.session.proof
-        if proof is None:
-            return None
-        view = proof.public(reveal=self.session.dice_revealed)
-        return dict(view, seed=view.get("seed"))
 
     def record(self) -> Record:
         return self.session.record(self.public_seats())
