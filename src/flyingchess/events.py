@@ -6,6 +6,7 @@ terminal demo and tests all read the same stream instead of diffing states.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -229,3 +230,18 @@ EVENT_TYPES: dict[str, type[Event]] = {
     )
 }
 """Event classes by their `kind`, for readers of the JSON form."""
+
+
+def event_from_json(data: Any) -> Event:
+    """The inverse of `Event.to_json`: the event a page or a client reads off the wire.
+    ValueError for anything that is not one."""
+    kind = EVENT_TYPES.get(str(data.get("type"))) if isinstance(data, dict) else None
+    if kind is None:
+        raise ValueError(f"not an event: {str(data)[:80]}")
+    fields = {}
+    for name in (spec.name for spec in dataclasses.fields(kind)):
+        if name not in data:
+            raise ValueError(f"a {kind.kind} event without {name}")
+        value = data[name]
+        fields[name] = tuple(value) if isinstance(value, list) else value
+    return kind(**fields)

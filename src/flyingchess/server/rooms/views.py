@@ -41,6 +41,8 @@ def snapshot(room: Room) -> dict[str, Any]:
         "state": canonical_state(state),
         "phase": state.phase,
         "roll": state.roll,
+        "last_moved": list(state.last_moved),
+        "six_moved": list(state.six_moved),
         "moves": [move.to_json() for move in infos],
         "choices": len({move.alike for move in infos}),
         "actions": len(session.actions),
