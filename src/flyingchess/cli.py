@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from . import __version__
+from .board import COLOURS
 from .bots import BOTS, bot_listing, bot_names, make_bot, seat_chooser
 from .bots.levels import LEVELS, resolve
 from .events import Event, Rolled, Stepped
@@ -126,7 +127,6 @@ def command_verify(args: argparse.Namespace) -> int:
     """Recompute every committed roll of a network game's record (docs/records.md §6).
     Exit 0: every roll is covered and matches; 2: refused; 3: the rolls covered match,
     but part of the record is only its own word (a warning line says what)."""
-    from .board import COLOURS
     from .fair_dice import HOST, ProofError, Shown, valid_contribution, verify_rolls
 
     shown = args.commitment
@@ -679,6 +679,24 @@ def _plot_win_rates(data: dict[str, Any], path: str, players: int, out: TextIO) 
     print(f"plot written to {path}", file=out)
 
 
+def command_seat_bot(args: argparse.Namespace) -> int:
+    """A bot or a user's policy in a seat of a network game, until the game ends."""
+    import asyncio
+
+    from .client import ClientError
+    from .seat_bot import SeatError, bot_chooser, policy_chooser, sit
+
+    if (args.bot is None) == (args.policy is None):
+        raise CommandError("seat-bot: give --bot NAME or --policy module:function (one of them)")
+    try:
+        choose = bot_chooser(args.bot) if args.bot is not None else policy_chooser(args.policy)
+        name = args.name or (f"{args.bot} bot" if args.bot else "policy")
+        asyncio.run(sit(args.link, choose, colour=args.colour, name=name, token=args.token))
+    except (ClientError, SeatError) as error:
+        raise CommandError(f"seat-bot: {error}") from None
+    return 0
+
+
 def command_tournament(args: argparse.Namespace) -> int:
     from .sim import bradley_terry, run_games
 
@@ -954,6 +972,15 @@ def build_parser() -> argparse.ArgumentParser:
     bots = commands.add_parser("bots", help="list the bots, weakest first")
     bots.add_argument("--json", action="store_true")
     bots.set_defaults(handler=command_bots)
+
+    seat_bot = commands.add_parser("seat-bot", help="play a bot or your own policy in a seat of a network game")
+    seat_bot.add_argument("link", help="the game's invite link (http://HOST:PORT/#/join/GAME)")
+    seat_bot.add_argument("--bot", help="a registered bot (flyingchess bots)")
+    seat_bot.add_argument("--policy", help="module:function taking (observation, mask), returning an action 0..4")
+    seat_bot.add_argument("--colour", choices=COLOURS, help="the seat to take (default: the first open one)")
+    seat_bot.add_argument("--name", help="the name the table sees")
+    seat_bot.add_argument("--token", help="a seat's token: play the seat it opens instead of joining")
+    seat_bot.set_defaults(handler=command_seat_bot)
 
     rules = commands.add_parser("rules", help="print the rule presets and their options")
     rules.add_argument("preset", nargs="?")

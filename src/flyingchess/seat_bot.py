@@ -1,0 +1,102 @@
+"""A registered bot, or a user's own policy, in a seat of a network game
+(`flyingchess seat-bot`; docs/clients.md).
+
+A policy is a function from the environments' observation and action mask to an action
+(docs/environments.md: 0..3 move that plane, 4 passes), so an agent trained on
+`FlyingChess-v0` or the vector environment plays unchanged: the observation is built by
+`flyingchess.envs.observation`, the code the environments use. A policy that returns an
+illegal action or raises ends the command with one line naming it; its connection then
+closes, and the server's autopilot plays the seat once its grace runs out, so the table
+never stalls.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from .bots import make_bot
+from .client import Game, GameClient
+from .game import State
+
+Chooser = Callable[[State], "int | None"]
+"""The plane to move in a rolled state (None: pass)."""
+
+
+class SeatError(Exception):
+    """Why the seat cannot be played on, in one line."""
+
+
+def bot_chooser(name: str) -> Chooser:
+    """A registered bot's choice (`flyingchess bots` lists them)."""
+    try:
+        bot = make_bot(name)
+    except (KeyError, ValueError, RuntimeError, ImportError) as error:
+        raise SeatError(f"--bot {name}: {error}") from None
+    return bot.choose
+
+
+def policy_chooser(spec: str) -> Chooser:
+    """`module:function`, a policy taking (observation, mask) and returning an action."""
+    module_name, _, attribute = spec.partition(":")
+    if not module_name or not attribute:
+        raise SeatError(f"--policy {spec}: give it as module:function (a function of the observation and the mask)")
+    try:
+        policy = getattr(importlib.import_module(module_name), attribute)
+    except ImportError as error:
+        raise SeatError(f"--policy {spec}: cannot import {module_name}: {error}") from None
+    except AttributeError:
+        raise SeatError(f"--policy {spec}: {module_name} has no {attribute}") from None
+    if not callable(policy):
+        raise SeatError(f"--policy {spec}: {attribute} is not a function")
+    try:
+        from .envs.observation import action_mask, observe, to_plane
+    except ImportError:
+        raise SeatError("--policy needs NumPy for the observation: pip install 'flyingchess[rl]'") from None
+
+    def choose(state: State) -> int | None:
+        mask = action_mask(state)
+        try:
+            action: Any = policy(observe(state, str(state.colour)), mask)
+        except Exception as error:  # the user's code: said in one line, never a traceback
+            raise SeatError(f"--policy {spec} raised {type(error).__name__}: {error}") from None
+        legal = [int(a) for a in mask.nonzero()[0]]
+        if isinstance(action, bool) or not hasattr(action, "__index__") or int(action) not in legal:
+            raise SeatError(f"--policy {spec} chose action {action!r}; the legal actions were {legal} (4 passes)")
+        return to_plane(int(action))
+
+    return choose
+
+
+async def sit(
+    link: str,
+    choose: Chooser,
+    *,
+    colour: str | None = None,
+    name: str = "bot",
+    token: str | None = None,
+    say: Callable[[str], None] = print,
+) -> Game:
+    """Take `colour` (else the first open seat; or the seat `token` opens), add a share to
+    the game's dice, and play until the game is over; returns the last snapshot."""
+    async with GameClient(link, token) as table:
+        game = table.game
+        assert game is not None
+        if token is None:
+            open_seats = [c for c in game.state.players if game.seats.get(c, {}).get("kind") == "open"]
+            if colour is None:
+                if not open_seats:
+                    raise SeatError("no open seat in this game")
+                colour = open_seats[0]
+            await table.join(colour, name)
+        if game.dice is not None and not game.started:
+            await table.contribute()
+        say(f"playing {', '.join(table.you.controls)} in {table.invite.link}")
+        while (now := await table.my_turn()).phase != "over":
+            if now.phase == "roll":
+                await table.roll()
+            else:
+                await table.move(choose(now.state))
+        say(f"game over: {now.state.winner} wins")
+        return now
