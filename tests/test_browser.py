@@ -409,6 +409,21 @@ def test_the_pages_model_follows_what_the_server_said(browser: Any, server: Serv
     tab.close()
 
 
+def test_the_hosts_end_card_offers_a_rematch_after_a_reload(browser: Any, server: Server) -> None:
+    """The end card drawn from a fresh snapshot can come before the welcome that says the
+    page is the host's: the card is drawn again for the host, with its rematch."""
+    tab = Page(browser, server.url)
+    set_up_game(tab, {"red": "bot:random", "blue": "bot:random"})
+    tab.testid("end-screen").wait_for(timeout=120_000)
+    assert tab.testid("rematch").count() == 1
+    for _ in range(2):
+        tab.page.reload()
+        tab.testid("end-screen").wait_for(timeout=30_000)
+        tab.wait_for("document.querySelectorAll('[data-testid=rematch]').length === 1", timeout=10_000)
+        assert tab.testid("role").get_attribute("data-role") == "host"
+    tab.close()
+
+
 def test_a_single_choice_plays_itself_unless_auto_move_is_off(browser: Any, server: Server) -> None:
     """Auto-move is on by default: a move with one real choice (one legal plane, or all
     of them alike, such as launching any of four planes) needs no tap. Turned off (and

@@ -81,7 +81,7 @@ def test_a_client_takes_a_seat_and_plays_a_game_to_its_end(tmp_path: Path) -> No
                 return turns, game.actions, game.state.over
 
         turns, actions, over = asyncio.run(play())
-        assert over and turns > 10 and actions > turns
+        assert over and turns > 10 and actions > 10  # a roll and a move are two of the client's turns, one action
 
 
 @pytest.mark.slow
@@ -144,3 +144,57 @@ def test_the_client_comes_back_after_a_server_restart_with_its_seat(tmp_path: Pa
         server.stop()
     assert reconnections >= 1 and controls == ("blue",)
     assert after == before + 1  # the move was played, once
+
+
+def test_an_event_of_a_kind_this_client_does_not_know_is_left_out() -> None:
+    from flyingchess.client import _readable_events
+
+    read = _readable_events([{"type": "roll", "colour": "red", "value": 6}, {"type": "fireworks", "colour": "red"}])
+    assert read == (Rolled("red", 6),)
+
+
+@pytest.mark.slow
+def test_a_roll_made_while_the_server_is_down_is_played_once_it_is_back(tmp_path: Path) -> None:
+    port = free_port()
+    options = ["--port", str(port)]
+    server = Server(tmp_path / "data", network=True, options=options)
+    invite, host_token = network_game(server, {"red": {"kind": "bot", "bot": "random"}, "blue": {"kind": "open"}})
+
+    async def play() -> tuple[int, int]:
+        nonlocal server
+        async with GameClient(invite) as guest, GameClient(invite, host_token) as host:
+            await guest.join("blue", "Ada")
+            await host.start()
+            await host.close()
+            while (game := await guest.my_turn(60)).phase == "move":
+                await guest.move(game.moves[0].plane)
+            server.stop()
+            await asyncio.sleep(0.5)  # the client sees the connection go
+            rolling = asyncio.get_running_loop().create_task(guest.roll())
+            await asyncio.sleep(0.5)
+            server = Server(tmp_path / "data", network=True, options=options)
+            after = (await rolling).game
+            assert (after.actions, after.to_move, after.phase) != (game.actions, game.to_move, game.phase)
+            return game.actions, after.actions
+
+    try:
+        before, after = asyncio.run(play())
+    finally:
+        server.stop()
+    assert after in (before, before + 1)  # the roll was played once: its move awaited, or a pass
+
+
+@pytest.mark.slow
+def test_a_seat_given_away_ends_the_clients_waits(tmp_path: Path) -> None:
+    with Server(tmp_path / "data", network=True) as server:
+        invite, host_token = network_game(server, {"red": {"kind": "human"}, "blue": {"kind": "open"}})
+
+        async def kicked() -> str:
+            async with GameClient(invite) as guest, GameClient(invite, host_token) as host:
+                await guest.join("blue", "Ada")
+                await host._send({"type": "kick", "colour": "blue"})
+                with pytest.raises(Refused) as refused:
+                    await guest.my_turn(30)
+                return refused.value.code
+
+        assert asyncio.run(kicked()) == "seat-lost"

@@ -110,6 +110,16 @@ def test_a_policy_that_breaks_the_rules_ends_in_one_line_and_the_table_goes_on(t
 
 def test_bad_input_is_one_line_and_status_2(tmp_path: Path) -> None:
     started = time.monotonic()
+    (tmp_path / "here").mkdir()
+    (tmp_path / "here" / "typo_agent.py").write_text("def act(observation, mask)\n    return 0\n")
+    beside = subprocess.Popen(
+        [sys.executable, "-m", "flyingchess", "seat-bot", "http://127.0.0.1:9/#/join/x", "--policy", "typo_agent:act"],
+        cwd=tmp_path / "here",
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert "typo_agent does not compile" in one_line_refusal(beside)  # found in the current folder
     assert "give --bot NAME or --policy" in one_line_refusal(seat_bot(tmp_path, "http://127.0.0.1:9/#/join/x"))
     assert "not a game's link" in one_line_refusal(seat_bot(tmp_path, "http://127.0.0.1:9/", "--bot", "random"))
     assert "unknown bot 'nope'" in one_line_refusal(seat_bot(tmp_path, "http://127.0.0.1:9/#/join/x", "--bot", "nope"))

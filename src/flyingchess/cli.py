@@ -682,12 +682,15 @@ def _plot_win_rates(data: dict[str, Any], path: str, players: int, out: TextIO) 
 def command_seat_bot(args: argparse.Namespace) -> int:
     """A bot or a user's policy in a seat of a network game, until the game ends."""
     import asyncio
+    import importlib.util
 
     from .client import ClientError
     from .seat_bot import SeatError, bot_chooser, policy_chooser, sit
 
     if (args.bot is None) == (args.policy is None):
         raise CommandError("seat-bot: give --bot NAME or --policy module:function (one of them)")
+    if importlib.util.find_spec("websockets") is None:
+        raise CommandError("seat-bot needs the web extra: pip install 'flyingchess[web]'")
     try:
         choose = bot_chooser(args.bot) if args.bot is not None else policy_chooser(args.policy)
         name = args.name or (f"{args.bot} bot" if args.bot else "policy")

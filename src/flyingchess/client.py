@@ -65,6 +65,10 @@ class Unreachable(ClientError):
     """The server cannot be reached (down, a wrong address, no answer in time)."""
 
 
+class TimedOut(ClientError):
+    """What was waited for did not happen in the time given."""
+
+
 def retry_delay(attempt: int, rng: Callable[[], float] = random.random) -> float:
     """Seconds before reconnection attempt `attempt` (0: the first), as the page waits."""
     if attempt <= 0:
@@ -159,7 +163,7 @@ class Move:
             bool(data["flight"]),
             bool(data["bounce"]),
             tuple(data["captures"]),
-            tuple(event_from_json(event) for event in data["events"]),
+            _readable_events(data["events"]),
         )
 
 
@@ -290,6 +294,8 @@ class GameClient:
         self._failure: ClientError | None = None
         self._allowance = SEND_BURST
         self._allowed_at = 0.0
+        self._opening = False
+        self._last_update: Update | None = None
 
     # ---------------------------------------------------------------- connecting
 
@@ -318,6 +324,15 @@ class GameClient:
         first = await self._receive_now()
         if first.get("type") == "error":
             raise Refused(first.get("code", "error"), first.get("message", ""))
+        self._opening = True  # a lost request goes again only once the seat is proven
+        try:
+            await self._open_as_seat(first)
+        finally:
+            self._opening = False
+        if self.game is not None and self._lost_request is not None:
+            self._resend_if_still_wanted(self.game)
+
+    async def _open_as_seat(self, first: dict[str, Any]) -> None:
         self._take(first)
         if self.token is not None:
             await self._send({"type": "hello", "token": self.token})
@@ -339,6 +354,7 @@ class GameClient:
 
     async def close(self) -> None:
         self._closed = True
+        self._updates.put_nowait(ClientError("the client was closed"))
         if self._reader is not None:
             self._reader.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -359,6 +375,16 @@ class GameClient:
                     self._take(json.loads(text))
             except ConnectionClosed:
                 pass
+            except (ClientError, ValueError, KeyError, TypeError) as error:  # a message it cannot read
+                unreadable = (
+                    error
+                    if isinstance(error, ClientError)
+                    else ClientError(f"the server sent a message this client cannot read ({error})")
+                )
+                await self._fail(unreadable)
+                with contextlib.suppress(Exception):
+                    await self._socket.close()
+                return
             if self._closed:
                 return
             if self._lost_request is not None:
@@ -399,8 +425,10 @@ class GameClient:
         if before is not None and not snapshot and game.actions < before.actions:
             return  # an old update after a fresher snapshot
         self.game = game
-        self._updates.put_nowait(Update(events, game, snapshot))
-        if snapshot and self._lost_request is not None:
+        update = Update(events, game, snapshot)
+        self._last_update = update
+        self._updates.put_nowait(update)
+        if snapshot and self._lost_request is not None and not self._opening:
             self._resend_if_still_wanted(game)
         asyncio.get_running_loop().create_task(self._notify())
 
@@ -419,11 +447,14 @@ class GameClient:
     # ---------------------------------------------------------------- reading the game
 
     async def updates(self) -> AsyncIterator[Update]:
-        """Every snapshot and update from now on, in order, until the game is over (and
-        shown) or the client is closed. ClientError if the game became unreachable."""
+        """Every snapshot and update since the client connected (they are kept until read),
+        in order, until the game is over (and shown) or the client is closed. ClientError
+        when the game can no longer be followed (deleted, the seat lost, unreadable)."""
         while True:
             item = await self._updates.get()
             if isinstance(item, ClientError):
+                if self._closed and self._failure is None:
+                    return
                 raise item
             yield item
             if item.game.phase == "over":
@@ -440,7 +471,10 @@ class GameClient:
                     await self._changed.wait()
                 return self.game
 
-        return await asyncio.wait_for(waiting(), timeout)
+        try:
+            return await asyncio.wait_for(waiting(), timeout)
+        except TimeoutError:
+            raise TimedOut(f"not within {timeout} s") from None
 
     async def my_turn(self, timeout: float | None = None) -> Game:
         """The game, once this connection is to roll or move (or the game is over)."""
@@ -462,8 +496,9 @@ class GameClient:
         """Roll for the seat to move; returns the update that shows the roll."""
         return await self._act({"type": "roll"})
 
-    async def move(self, plane: int | None) -> Update:
-        """Move `plane` (any plane of a stack names it); returns the update that shows it."""
+    async def move(self, plane: int) -> Update:
+        """Move `plane` (any plane of a stack names it); returns the update that shows it.
+        (No move is ever a pass to send: the server passes by itself when none is legal.)"""
         return await self._act({"type": "move", "plane": plane})
 
     async def _act(self, request: dict[str, Any]) -> Update:
@@ -474,13 +509,16 @@ class GameClient:
         where = _where(game)
         self._lost_request = {"request": sent, "at": where, "lost": False}
         self._answers = asyncio.Queue()
-        await self._send(sent)
+        if not await self._send(sent):  # the connection is down: it goes once the client is back
+            self._lost_request = {**self._lost_request, "lost": True}
 
         async def answered() -> Update:
             async with self._changed:
                 while True:
                     if self.game is not None and _where(self.game) != where:
-                        return Update((), self.game)
+                        return self._last_update or Update((), self.game)
+                    if self._failure is not None:
+                        raise self._failure
                     said = self._answers.get_nowait() if not self._answers.empty() else None
                     # `reconnecting`: nothing changed, and the request goes again once the room is back
                     if said is not None and said.get("type") == "error" and said.get("code") != "reconnecting":
@@ -523,18 +561,25 @@ class GameClient:
         self._answers = asyncio.Queue()
         await self._send(request)
         while True:
-            answer = await asyncio.wait_for(self._answers.get(), ANSWER_SECONDS)
+            try:
+                answer = await asyncio.wait_for(self._answers.get(), ANSWER_SECONDS)
+            except TimeoutError:
+                raise Unreachable(f"no answer to {request['type']} in {ANSWER_SECONDS:.0f} s") from None
             if answer.get("type") == "error":
                 raise Refused(str(answer.get("code")), str(answer.get("message", "")))
             if answer.get("type") in answers:
                 return answer
 
-    async def _send(self, message: dict[str, Any]) -> None:
+    async def _send(self, message: dict[str, Any]) -> bool:
+        """Whether it went out (when not, the reader is reconnecting)."""
         from websockets.exceptions import ConnectionClosed
 
         await self._pace()
-        with contextlib.suppress(ConnectionClosed):  # the reader reconnects; a roll or move goes again if still wanted
+        try:
             await self._socket.send(json.dumps(message))
+        except ConnectionClosed:
+            return False
+        return True
 
     async def _pace(self) -> None:
         """Wait until one more message keeps under SEND_RATE (a token bucket of SEND_BURST)."""
@@ -595,8 +640,17 @@ def _on_snapshot(client: GameClient, message: dict[str, Any]) -> None:
     client._took_game(message["game"], (), snapshot=True)
 
 
+def _readable_events(data: Any) -> tuple[Event, ...]:
+    """The events of an update; one this client does not know (a newer server) is left out."""
+    events = []
+    for event in data or ():
+        with contextlib.suppress(ValueError, TypeError):
+            events.append(event_from_json(event))
+    return tuple(events)
+
+
 def _on_update(client: GameClient, message: dict[str, Any]) -> None:
-    events = tuple(event_from_json(event) for event in message.get("events", ()))
+    events = _readable_events(message.get("events"))
     client._took_game(message["game"], events, snapshot=False)
 
 
@@ -611,13 +665,20 @@ def _on_answer(client: GameClient, message: dict[str, Any]) -> None:
     asyncio.get_running_loop().create_task(client._notify())
 
 
+def _on_seat_lost(client: GameClient, message: dict[str, Any]) -> None:
+    """The host gave this seat away: its token opens nothing any more; waits end."""
+    client.token = None
+    lost = Refused("seat-lost", f"the host gave {', '.join(message.get('colours') or ['this seat'])} away")
+    asyncio.get_running_loop().create_task(client._fail(lost))
+
+
 _ON_MESSAGE: Final[dict[str, Callable[[GameClient, dict[str, Any]], None]]] = {
     "snapshot": _on_snapshot,
     "update": _on_update,
     "welcome": _on_welcome,
     "joined": _on_answer,
     "error": _on_answer,
-    "seat-lost": _on_answer,
+    "seat-lost": _on_seat_lost,
 }
 """What the client does with each message the server sends (others: chat, reactions and
 rematches, are not kept)."""
@@ -654,7 +715,7 @@ class SyncGameClient:
     def roll(self) -> Update:
         return self._run(self.client.roll())
 
-    def move(self, plane: int | None) -> Update:
+    def move(self, plane: int) -> Update:
         return self._run(self.client.move(plane))
 
     def my_turn(self, timeout: float | None = None) -> Game:
@@ -705,6 +766,7 @@ __all__ = [
     "Move",
     "Refused",
     "SyncGameClient",
+    "TimedOut",
     "Unreachable",
     "Update",
     "You",

@@ -13,6 +13,8 @@ never stalls.
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -42,10 +44,14 @@ def policy_chooser(spec: str) -> Chooser:
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
         raise SeatError(f"--policy {spec}: give it as module:function (a function of the observation and the mask)")
+    if os.getcwd() not in sys.path:  # a module beside the user, as `python -m` would find it
+        sys.path.insert(0, os.getcwd())
     try:
         policy = getattr(importlib.import_module(module_name), attribute)
     except ImportError as error:
         raise SeatError(f"--policy {spec}: cannot import {module_name}: {error}") from None
+    except SyntaxError as error:
+        raise SeatError(f"--policy {spec}: {module_name} does not compile: {error}") from None
     except AttributeError:
         raise SeatError(f"--policy {spec}: {module_name} has no {attribute}") from None
     if not callable(policy):
@@ -96,7 +102,10 @@ async def sit(
         while (now := await table.my_turn()).phase != "over":
             if now.phase == "roll":
                 await table.roll()
-            else:
-                await table.move(choose(now.state))
+                continue
+            plane = choose(now.state)
+            if plane is None:  # the server passes by itself when no move is legal
+                raise SeatError("the bot chose to pass while a move is legal")
+            await table.move(plane)
         say(f"game over: {now.state.winner} wins")
         return now

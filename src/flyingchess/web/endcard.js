@@ -18,12 +18,16 @@ export function makeEnd({ app, gameId, local, verify }) {
   const layer = h("div", { class: "end-layer" });
   const dock = h("div", { class: "end-dock", "data-testid": "end-dock", hidden: true });  // the end card, minimised
   let shownFor = null;
+  let shownAsHost = null;
 
-  /** Show the card for `snap` if it is over and not shown yet (`again`: redraw a shown one). */
+  /** Show the card for `snap` if it is over and not shown yet, or shown for another role
+   * (the welcome that says this page is the host's can come after the last state is
+   * drawn: the host's card has the rematch). `again`: redraw a shown one. */
   function show(snap, host, again = false) {
     if (!snap || snap.phase !== "over") { if (again) hideEndCard(layer, dock); return false; }
-    if (!again && shownFor === snap.id) return false;
+    if (!again && shownFor === snap.id && shownAsHost === host) return false;
     shownFor = snap.id;
+    shownAsHost = host;
     showEndCard(layer, dock, snap, { gameId, network: !local, host, go: (hash) => app.go(hash), rematch,
       verify: snap.dice && snap.dice.seed ? verify : null });
     return true;

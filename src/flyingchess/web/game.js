@@ -105,7 +105,11 @@ export function mountGame(root, app, gameId) {
       playback.push({ events: [], game, fresh: true, gen });
     },
     send({ message }) { socket.send(message); },
-    render() { if (snap) renderPanel(); else updateControls(); },
+    render() {
+      if (!snap) { updateControls(); return; }
+      renderPanel();
+      if (end.shown && !playback.busy) end.show(snap, isHost());  // redrawn only if this page's role changed
+    },
     ...seatTokenEffects(gameId),
     refused({ code, message }) { toast(errorText(code, message), "error"); },
     missing() { screen.replaceChildren(missingCard(app)); app.setAnimating(false); },
