@@ -105,6 +105,13 @@ def test_refusals_and_missing_things_are_one_clear_error(tmp_path: Path) -> None
         SyncGameClient(Invite(server.url, "anything"))  # the server is gone
 
 
+async def seat_and_start(guest: GameClient, invite: Invite, host_token: str) -> None:
+    """The guest takes blue and the host starts the game, then leaves."""
+    await guest.join("blue", "Ada")
+    async with GameClient(invite, host_token) as host:
+        await host.start()
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -116,17 +123,14 @@ def test_the_client_comes_back_after_a_server_restart_with_its_seat(tmp_path: Pa
     """The server stopped and started again on the same address mid-game: the client is
     back in its seat; a move whose answer was lost with the connection (the server frozen,
     then killed, with the move unread) is sent again once and played once."""
-    port = free_port()
-    options = ["--port", str(port)]
+    options = ["--port", str(free_port())]  # the same address after the restart
     server = Server(tmp_path / "data", network=True, options=options)
     invite, host_token = network_game(server, {"red": {"kind": "bot", "bot": "random"}, "blue": {"kind": "open"}})
 
     async def play() -> tuple[int, int, int, tuple[str, ...]]:
         nonlocal server
-        async with GameClient(invite) as guest, GameClient(invite, host_token) as host:
-            await guest.join("blue", "Ada")
-            await host.start()
-            await host.close()
+        async with GameClient(invite) as guest:
+            await seat_and_start(guest, invite, host_token)
             while (game := await guest.my_turn(60)).phase == "roll":
                 await guest.roll()
             assert game.phase == "move"
@@ -155,17 +159,14 @@ def test_an_event_of_a_kind_this_client_does_not_know_is_left_out() -> None:
 
 @pytest.mark.slow
 def test_a_roll_made_while_the_server_is_down_is_played_once_it_is_back(tmp_path: Path) -> None:
-    port = free_port()
-    options = ["--port", str(port)]
+    options = ["--port", str(free_port())]  # the same address after the restart
     server = Server(tmp_path / "data", network=True, options=options)
     invite, host_token = network_game(server, {"red": {"kind": "bot", "bot": "random"}, "blue": {"kind": "open"}})
 
     async def play() -> tuple[int, int]:
         nonlocal server
-        async with GameClient(invite) as guest, GameClient(invite, host_token) as host:
-            await guest.join("blue", "Ada")
-            await host.start()
-            await host.close()
+        async with GameClient(invite) as guest:
+            await seat_and_start(guest, invite, host_token)
             while (game := await guest.my_turn(60)).phase == "move":
                 await guest.move(game.moves[0].plane)
             server.stop()
@@ -198,3 +199,33 @@ def test_a_seat_given_away_ends_the_clients_waits(tmp_path: Path) -> None:
                 return refused.value.code
 
         assert asyncio.run(kicked()) == "seat-lost"
+
+
+@pytest.mark.slow
+def test_the_blocking_client_follows_a_game_and_asks_again_after_a_gap(tmp_path: Path) -> None:
+    """SyncGameClient: a seat played to the end by `my_turn`, `roll` and `move`, its
+    `updates()` read to the end; an update whose action count skips one makes the client
+    ask for the whole game (`sync`), and the server's fresh snapshot puts it right."""
+    with Server(tmp_path / "data", network=True) as server:
+        invite, host_token = network_game(server, {"red": {"kind": "bot", "bot": "random"}, "blue": {"kind": "open"}})
+        with SyncGameClient(invite) as guest:
+            guest.join("blue", "Ada")
+            with SyncGameClient(invite, host_token) as host:
+                host._run(host.client.start())
+            real = guest.my_turn(60)
+            skipped = {**real.raw, "actions": real.actions + 2}  # as if an update had gone missing
+            guest._run(_take_later(guest.client, {"type": "update", "events": [], "game": skipped}))
+            fresh = guest._run(guest.client.wait_until(lambda g: g.actions == real.actions, 30))
+            assert fresh.raw is not skipped
+            while (game := guest.my_turn(60)).phase != "over":
+                if game.phase == "roll":
+                    guest.roll()
+                else:
+                    guest.move(game.moves[0].plane)
+            seen = list(guest.updates())
+        assert seen[-1].game.phase == "over"
+        assert any(isinstance(event, Rolled) and event.colour == "blue" for u in seen for event in u.events)
+
+
+async def _take_later(client: GameClient, message: dict[str, object]) -> None:
+    client._take(message)

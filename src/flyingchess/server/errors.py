@@ -10,7 +10,7 @@ the forwarded pages of other processes are always told the same."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from ..game import IllegalMoveError
 from .protocol import ProtocolError
@@ -52,7 +52,7 @@ class NoSuchGame(Exception):
 
 
 _REFUSALS: Final[dict[type[BaseException], Callable[[BaseException], ProtocolError]]] = {
-    ProtocolError: lambda error: error if isinstance(error, ProtocolError) else ProtocolError("internal-error", ""),
+    ProtocolError: lambda error: cast(ProtocolError, error),  # a refused request says so itself
     RoomAway: lambda error: ProtocolError("reconnecting", str(error)),
     LostGame: lambda error: ProtocolError("reconnecting", MOVED_AWAY),
     StoreError: lambda error: ProtocolError(
