@@ -9,6 +9,7 @@ import os
 import random
 import signal
 import socket
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -64,6 +65,9 @@ def test_a_client_takes_a_seat_and_plays_a_game_to_its_end(tmp_path: Path) -> No
                 assert refused.value.code in ("not-your-seat", "not-started")
                 token = await guest.join("blue", "Ada")
                 assert guest.you.controls == ("blue",) and token == guest.token
+                await guest.chat("good luck")
+                said = (await guest.sync()).raw["chat"]
+                assert [line["text"] for line in said] == ["good luck"]
                 share = await guest.contribute()
                 await host.start()
                 turns = 0
@@ -229,3 +233,21 @@ def test_the_blocking_client_follows_a_game_and_asks_again_after_a_gap(tmp_path:
 
 async def _take_later(client: GameClient, message: dict[str, object]) -> None:
     client._take(message)
+
+
+@pytest.mark.slow
+def test_a_game_deleted_under_the_client_ends_its_waits(tmp_path: Path) -> None:
+    with Server(tmp_path / "data", network=True) as server:
+        invite, host_token = network_game(server, {"red": {"kind": "human"}, "blue": {"kind": "open"}})
+
+        async def deleted() -> str:
+            async with GameClient(invite) as watcher:
+                gone = urllib.request.Request(
+                    f"{server.url}/api/games/{invite.game_id}", method="DELETE", headers={"X-Host-Token": host_token}
+                )
+                await asyncio.to_thread(urllib.request.urlopen, gone)
+                with pytest.raises(Refused) as refused:
+                    await watcher.my_turn(30)
+                return refused.value.code
+
+        assert asyncio.run(deleted()) == "unknown-game"
