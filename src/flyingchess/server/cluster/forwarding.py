@@ -119,7 +119,7 @@ class RemoteRoom:
             # Redis is away: nobody can take the room over now. The page is told and keeps
             # its connection; when Redis is back the owner (or this process) goes on.
             raise RoomAway(UNAVAILABLE) from None
-        if not received and self.moving is None and not self.rooms.take_over_from(self):
+        if not received and self.moving is None and not self.rooms.takeovers.take_over_from(self):
             await self.lost()
         return received
 

@@ -166,7 +166,7 @@ class Inbox:
         up: take the room over now and move those pages to it, without a reconnection."""
         remote = self.rooms.remote.get(str(message["room"]))
         if remote is not None and remote.owner == str(message.get("node")):
-            self.rooms.take_over_from(remote)
+            self.rooms.takeovers.take_over_from(remote)
 
     async def _control_here(self, message: dict[str, Any]) -> None:
         remote = self.rooms.remote.get(str(message["room"]))

@@ -1,7 +1,9 @@
 """Rooms across several server processes (`serve --redis`): the owner plays, the others
-forward. See nodes.py for leases, messages and liveness, forwarding.py for the
-stand-ins (`RemoteRoom`, `RemotePage`) and inbox.py for what a process does with the
-messages the others send it.
+forward. This module finds a page its room and keeps the rooms owned here; see nodes.py
+for leases, messages and liveness, forwarding.py for the stand-ins (`RemoteRoom`,
+`RemotePage`), inbox.py for what a process does with the messages the others send it,
+takeover.py for the watch on the other processes and the rooms taken over from them, and
+suspension.py for the rooms paused while Redis is away.
 
 A page's connection asks `ClusteredRooms.for_page`: when no live process owns the room,
 this one takes the lease, claims the game in the database (a new epoch) and loads it;
@@ -25,39 +27,34 @@ import contextlib
 import functools
 import logging
 import random
-import time
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any
 
 import redis
 
 from .. import metrics
-from ..errors import RESTARTING, UNAVAILABLE, DamagedGame, NoSuchGame, RoomAway, StoreError
+from ..errors import RESTARTING, UNAVAILABLE, NoSuchGame, RoomAway, StoreError
 from ..limits import Limits
-from ..logs import log_failure
 from ..rooms.dice import EntropyDice
 from ..rooms.presence import Watcher
-from ..rooms.registry import NewGame, RoomCache, RoomMaker, create_room
+from ..rooms.registry import NewGame, RoomKeeping, create_room
 from ..rooms.room import GRACE_SECONDS, Room, RoomLike
 from ..rooms.session import load
 from ..storage.async_store import LoopStore
 from .forwarding import RemotePage, RemoteRoom
 from .inbox import Inbox
 from .nodes import Cluster
+from .suspension import Suspension
+from .takeover import Takeovers
 
 log = logging.getLogger("flyingchess.server")
-
-CHECK_SECONDS: Final = 0.25
-"""How often a process checks that the owners of its forwarded rooms are still there
-(two Redis round trips, however many rooms)."""
-EXPIRY_CHECK_SECONDS: Final = 0.1
-"""How often a process looks for rooms whose lease ran out on its own clock."""
 
 
 class ClusteredRooms:
     """Rooms when several processes share the database and a Redis (a `RoomDirectory`,
     as rooms/registry.py's `Rooms` is for one process). The rooms this process owns are
-    kept in a `RoomCache` like that one's; a room leaving it gives up its lease."""
+    kept in a `RoomCache` like that one's; a room leaving it gives up its lease. Composed
+    with the parts of one concern each: its `Inbox`, its `Takeovers` and its `Suspension`."""
 
     def __init__(
         self,
@@ -68,10 +65,9 @@ class ClusteredRooms:
         *,
         cluster: Cluster,
     ) -> None:
-        self.store = store
-        self.limits = limits
-        self.make_room = RoomMaker(store, dice_factory, limits, grace)
-        self.cache = RoomCache(limits, on_drop=self._release)
+        self.store, self.limits, self.make_room, self.cache = RoomKeeping.of(
+            store, dice_factory, grace, limits, on_drop=self._release
+        )
         self.rooms = self.cache.rooms
         """The rooms this process owns, by game id."""
         self.loading = self.cache.loading
@@ -84,13 +80,10 @@ class ClusteredRooms:
         """Pages here watching a room another process owns, by connection id."""
         self.remote_pages: dict[tuple[str, str], RemotePage] = {}
         """Pages of other processes watching rooms owned here, by (process, connection)."""
-        self.suspended: dict[str, Room] = {}
-        """Rooms whose lease ran out while Redis could not be reached, with their pages."""
-        self.paused_at = 0.0
-        """When a room was last paused: Redis must answer after that for rooms to come back."""
-        self.resuming: asyncio.Task[None] | None = None
         self.tasks: list[asyncio.Task[None]] = []
         self.inbox = Inbox(self, cluster)
+        self.takeovers = Takeovers(self)
+        self.suspension = Suspension(self)
 
     # ----------------------------------------------------------------- running
 
@@ -98,8 +91,8 @@ class ClusteredRooms:
         await self.cluster.start()
         self.tasks = [
             asyncio.create_task(self._renew_leases()),
-            asyncio.create_task(self._check_owners()),
-            asyncio.create_task(self._expire_leases()),
+            asyncio.create_task(self.takeovers.check_owners()),
+            asyncio.create_task(self.suspension.expire_leases()),
         ]
 
     async def drain(self) -> None:
@@ -123,14 +116,12 @@ class ClusteredRooms:
                     await self.cluster.send(node, {"op": "leaving", "room": game_id, "node": self.cluster.node})
         for remote in list(self.remote.values()):
             await remote.lost()
-        for paused in self.suspended.values():
-            for watcher in list(paused.presence.watchers):
-                asyncio.get_running_loop().create_task(watcher.close(code=1012))
-        self.suspended.clear()
+        self.suspension.hang_up()
 
     async def stop(self) -> None:
-        for task in [*self.tasks, *([self.resuming] if self.resuming is not None else [])]:
+        for task in self.tasks:
             task.cancel()
+        self.suspension.stop()
         for game_id in list(self.rooms):
             await self.cluster.release(game_id)
         await self.cluster.stop()
@@ -151,112 +142,6 @@ class ClusteredRooms:
                 if room is not None:
                     log.warning("room %s: lease lost; another process may own it now", game_id)
                     await room.lose()
-
-    async def _expire_leases(self) -> None:
-        """Stop every room whose lease has run out on this process's clock, at that moment:
-        Redis may be frozen or away and say nothing (a room would also stop by itself the
-        next time it acts). The paused rooms come back once Redis has answered since (in a
-        task of their own: asking a frozen Redis waits, and this watch must not)."""
-        while True:
-            await asyncio.sleep(EXPIRY_CHECK_SECONDS)
-            for game_id, room in list(self.rooms.items()):
-                if room.epoch is not None and not room.lost and not self.cluster.holds(game_id):
-                    room.pause()  # its pages stay: it may come back here when Redis does
-            if self.suspended and (self.resuming is None or self.resuming.done()):
-                self.resuming = asyncio.get_running_loop().create_task(self._resume_when_redis_answers())
-                self.resuming.add_done_callback(log_failure)
-
-    async def _resume_when_redis_answers(self) -> None:
-        """Ask Redis every tenth of a second (a short ping, on connections of its own) until
-        it has answered since the last room paused, then bring the paused rooms back: the
-        heartbeat alone noticed its return up to a second late."""
-        while self.cluster.healthy_since <= self.paused_at:
-            if not await self.cluster.probe():
-                await asyncio.sleep(EXPIRY_CHECK_SECONDS)
-        await self._resume()
-
-    async def _resume(self) -> None:
-        """Redis answers again: each paused room comes back here if nobody took it
-        meanwhile (claimed anew, loaded, and handed the pages it had, each with a fresh
-        snapshot and the control it had); else its pages reconnect, to its new owner. All
-        at once: one by one, hundreds of rooms took seconds to come back."""
-        games = list(self.suspended)
-        try:
-            owners = await self.cluster.owners_of(games)
-        except (redis.RedisError, OSError):
-            return  # not yet: the next round
-        taken = [self._take_back(game_id, owner) for game_id, owner in zip(games, owners, strict=True)]
-        for game_id, outcome in zip(games, await asyncio.gather(*taken, return_exceptions=True), strict=True):
-            if isinstance(outcome, Exception):  # the others still come back
-                log.error("room %s: cannot take it back", game_id, exc_info=outcome)
-
-    async def _take_back(self, game_id: str, owner: str | None) -> None:
-        old = self.suspended.get(game_id)
-        if old is None:
-            return
-        try:
-            ours = owner in (None, self.cluster.node) and await self.cluster.acquire(game_id)
-        except (redis.RedisError, OSError):
-            return  # not yet: the next round
-        if self.suspended.get(game_id) is not old:
-            return
-        del self.suspended[game_id]
-        room = None
-        if ours:
-            try:
-                room = await self._own(game_id)
-            except (NoSuchGame, RoomAway, StoreError, DamagedGame) as error:
-                log.warning("room %s: cannot take it back: %s", game_id, error)
-            except Exception:  # a fault of ours: logged, and the pages reconnect (not left paused)
-                log.exception("room %s: cannot take it back", game_id)
-        pages = list(old.presence.watchers.items())
-        old.presence.watchers = {}
-        if room is None:
-            for key in [key for key, page in self.remote_pages.items() if page.game_id == game_id]:
-                self.remote_pages.pop(key, None)
-            for page, _ in pages:
-                asyncio.get_running_loop().create_task(page.close(code=1012))
-            return
-        old.successor = room
-        for page, control in pages:
-            if isinstance(page, RemotePage) and self.remote_pages.get((page.group.node, page.conn)) is not page:
-                continue  # it left (or its process died) while the room was paused
-            with contextlib.suppress(ConnectionError):
-                await room.connect(page, control)
-
-    async def _check_owners(self) -> None:
-        """Forwarded rooms whose owner is gone reconnect their pages; pages of processes
-        that are gone leave the rooms owned here."""
-        while True:
-            await asyncio.sleep(CHECK_SECONDS)
-            try:
-                forwarded = list(self.remote.values())
-                owners = await self.cluster.owners_of([remote.id for remote in forwarded])
-                nodes = {remote.owner for remote in forwarded} | {node for node, _ in self.remote_pages}
-                living = await self.cluster.living(sorted(nodes))
-                now = time.monotonic()
-                for remote, owner in zip(forwarded, owners, strict=True):
-                    if owner is None and remote.owner in living:
-                        # its owner is taking it back (Redis was away); if it does not, take it
-                        remote.unowned_since = remote.unowned_since or now
-                        if now - remote.unowned_since > self.cluster.lease_seconds:
-                            self.take_over_from(remote)
-                        continue
-                    remote.unowned_since = None
-                    if owner not in living or owner == self.cluster.node:
-                        self.take_over_from(remote)
-                    elif owner != remote.owner:
-                        await remote.lost()  # it went to a third process: the pages find it there
-                gone = nodes - living
-                for key in [key for key in self.remote_pages if key[0] in gone]:
-                    page = self.remote_pages.pop(key)
-                    room = self.rooms.get(page.game_id)
-                    if room is not None:
-                        await room.disconnect(page)
-            except (redis.RedisError, OSError) as error:
-                # Redis is away: the forwarded pages keep their connections (their requests
-                # are answered `reconnecting`) until it is back and the rooms go on
-                log.warning("cannot check the other processes: %s", error)
 
     # ----------------------------------------------------------------- finding rooms
 
@@ -293,47 +178,12 @@ class ClusteredRooms:
                     return remote
                 if await self.cluster.take_over(game_id, owner):  # its owner died: no need to wait out the lease
                     metrics.takeovers.inc()
-                    await self._owner_died(owner)
+                    await self.takeovers.owner_died(owner)
                     return await self._own(game_id)
             except (redis.RedisError, OSError):
                 raise RoomAway(UNAVAILABLE) from None
             await asyncio.sleep(0.1)  # another process took it meanwhile: look again
         raise RoomAway(UNAVAILABLE)
-
-    async def _owner_died(self, dead: str) -> None:
-        """The dead process's rooms that pages here watch move here now (not at the next check)."""
-        for remote in [remote for remote in self.remote.values() if remote.owner == dead]:
-            self.take_over_from(remote)
-
-    def take_over_from(self, remote: RemoteRoom) -> bool:
-        """The owner of a room pages here watch is gone: take the lease (unless a third
-        process has, or the owner turns out to be alive), load the room here and move the
-        pages to it. False when that room is not this process's to take."""
-        if self.remote.get(remote.id) is not remote:
-            return False  # being taken over already, or lost
-        del self.remote[remote.id]
-        remote.begin_move()
-
-        async def taking() -> Room | None:
-            cluster = self.cluster
-            owner = await cluster.owner_of(remote.id)
-            ours = (
-                owner == cluster.node
-                or (owner is None and await cluster.acquire(remote.id))
-                or (
-                    owner == remote.owner
-                    and not await cluster.alive(owner)
-                    and await cluster.take_over(remote.id, remote.owner)
-                )
-            )
-            if not ours:
-                return None
-            metrics.takeovers.inc()
-            return await self._own(remote.id)
-
-        task = asyncio.get_running_loop().create_task(remote.move_to(taking()), name=f"take over {remote.id}")
-        task.add_done_callback(log_failure)
-        return True
 
     async def _own(self, game_id: str) -> Room:
         """This process now holds the lease: claim the game (fencing any previous owner)
@@ -356,22 +206,8 @@ class ClusteredRooms:
         game = await asyncio.to_thread(load, stored)
         room = self.make_room(game, epoch, holds=functools.partial(self.cluster.holds, game_id))
         room.on_lost = self._room_lost
-        room.on_paused = self._room_paused
+        room.on_paused = self.suspension.room_paused
         return room
-
-    def _room_paused(self, room: Room) -> None:
-        """Its lease ran out on this process's clock (Room.pause): set aside with its pages
-        until Redis answers again (`_resume`)."""
-        if self.rooms.get(room.id) is room:
-            log.warning("room %s: lease ran out before it was renewed; pausing it", room.id)
-            self.rooms.pop(room.id, None)
-            earlier = self.suspended.get(room.id)
-            if earlier is None:
-                self.suspended[room.id] = room
-            else:  # paused again before it came back: one entry, with every page of both
-                earlier.presence.watchers.update(room.presence.watchers)
-                room.presence.watchers = {}
-            self.paused_at = time.monotonic()
 
     async def _room_lost(self, room: Room) -> None:
         if self.rooms.get(room.id) is room:

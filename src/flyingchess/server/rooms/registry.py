@@ -1,7 +1,8 @@
 """The rooms of one process: loaded from the store on first use (in a worker thread),
 kept while pages watch, dropped when nobody does (everything is stored), created from a
 new game or an imported record. With several processes, cluster/rooms.py's
-ClusteredRooms keeps its rooms the same way, in a RoomCache of its own."""
+ClusteredRooms keeps its rooms the same way, in a RoomCache of its own (both set up by
+`RoomKeeping.of`)."""
 
 from __future__ import annotations
 
@@ -143,6 +144,29 @@ class RoomCache:
         await room.deleted()
 
 
+class RoomKeeping(NamedTuple):
+    """What a directory keeps its rooms with, built the same way for both (`Rooms` and
+    cluster/rooms.py's `ClusteredRooms`) by `RoomKeeping.of`: the store, the limits, the
+    `RoomMaker` every room is built by and the `RoomCache` that holds them."""
+
+    store: LoopStore
+    limits: Limits
+    make_room: RoomMaker
+    cache: RoomCache
+
+    @classmethod
+    def of(
+        cls,
+        store: LoopStore,
+        dice_factory: Callable[[], random.Random],
+        grace: float,
+        limits: Limits,
+        on_drop: Callable[[Room], None] = lambda room: None,
+    ) -> RoomKeeping:
+        """`on_drop` is told of each room that leaves the cache (`RoomCache`)."""
+        return cls(store, limits, RoomMaker(store, dice_factory, limits, grace), RoomCache(limits, on_drop))
+
+
 class NewGame(NamedTuple):
     stored: StoredGame
     game: LoadedGame
@@ -223,10 +247,7 @@ class Rooms:
         grace: float = GRACE_SECONDS,
         limits: Limits = Limits(),
     ) -> None:
-        self.store = store
-        self.limits = limits
-        self.make_room = RoomMaker(store, dice_factory, limits, grace)
-        self.cache = RoomCache(limits)
+        self.store, self.limits, self.make_room, self.cache = RoomKeeping.of(store, dice_factory, grace, limits)
         self.rooms = self.cache.rooms
         """The rooms in memory, by game id."""
         self.draining = False
