@@ -387,7 +387,56 @@ def command_rules(args: argparse.Namespace) -> int:
     return 0
 
 
+def _terminal_words(args: argparse.Namespace) -> Any:
+    """The terminal game's modules and its words, or one line saying what to install."""
+    try:
+        from .terminal import run
+        from .terminal.words import Words, language_from_environment
+    except ImportError as error:
+        raise CommandError(
+            f"the terminal game needs its extra packages ({error.name} is missing): pip install 'flyingchess[terminal]'"
+        ) from None
+    return run, Words(args.lang or language_from_environment())
+
+
+def command_play_terminal(args: argparse.Namespace) -> int:
+    """The game in this terminal, over the data folder's local server (docs/terminal.md)."""
+    from .terminal.app import monochrome
+
+    run, words = _terminal_words(args)
+    folder = args.data
+    if folder is None:
+        from .server.transport.run import default_data_dir
+
+        folder = default_data_dir()
+    try:
+        run.play_local(folder, words, monochrome(args.mono), args.speed)
+    except run.TerminalError as error:
+        raise CommandError(f"play --terminal: {error}") from None
+    return 0
+
+
+def command_join(args: argparse.Namespace) -> int:
+    """A seat of a network game, played in this terminal."""
+    from .terminal.app import monochrome
+
+    run, words = _terminal_words(args)
+    try:
+        token = run.join(
+            args.link, words, colour=args.colour, name=args.name, token=args.token, mono=monochrome(args.mono)
+        )
+    except run.TerminalError as error:
+        raise CommandError(f"join: {error}") from None
+    if token:
+        print(f"your seat stays yours: flyingchess join '{args.link}' --token {token}")
+    return 0
+
+
 def command_play(args: argparse.Namespace) -> int:
+    if getattr(args, "terminal", False):
+        if args.static or args.lan or args.port:
+            raise CommandError("play --terminal plays on this computer: it takes no --static, --lan or --port")
+        return command_play_terminal(args)
     try:
         from .server.transport.run import OptionError, ServeOptions, parse_metrics_address, serve, serve_static_site
     except ImportError as error:
@@ -785,6 +834,11 @@ def _host_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _terminal_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--lang", choices=("en", "vi", "zh"), help="language (default: the terminal's locale)")
+    parser.add_argument("--mono", action="store_true", help="no colour (also when NO_COLOR is set)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="flyingchess", description="Aeroplane Chess (Flying Chess, 飞行棋).")
     parser.add_argument("--version", action="version", version=f"flyingchess {__version__}")
@@ -806,6 +860,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--data", type=Path, default=None, help="folder for the games database (default: your user data folder)"
     )
     _host_options(play)
+    play.add_argument("--terminal", action="store_true", help="play in this terminal instead of the browser")
+    _terminal_options(play)
+    play.add_argument(
+        "--speed", choices=("slow", "normal", "fast", "instant"), default="normal", help="the bots' pace (--terminal)"
+    )
     play.set_defaults(handler=command_play)
 
     serve_parser = commands.add_parser("serve", help="run the game server for a network (no browser)")
@@ -984,6 +1043,14 @@ def build_parser() -> argparse.ArgumentParser:
     seat_bot.add_argument("--name", help="the name the table sees")
     seat_bot.add_argument("--token", help="a seat's token: play the seat it opens instead of joining")
     seat_bot.set_defaults(handler=command_seat_bot)
+
+    join = commands.add_parser("join", help="take a seat of a network game and play it in this terminal")
+    join.add_argument("link", help="the game's invite link (http://HOST:PORT/#/join/GAME)")
+    join.add_argument("--colour", choices=COLOURS, help="the seat to take (default: the first open one)")
+    join.add_argument("--name", default="Terminal", help="the name the table sees")
+    join.add_argument("--token", help="your seat's token: come back to the seat it opens")
+    _terminal_options(join)
+    join.set_defaults(handler=command_join)
 
     rules = commands.add_parser("rules", help="print the rule presets and their options")
     rules.add_argument("preset", nargs="?")

@@ -253,6 +253,12 @@ def _request(method: str, url: str, body: Any = None, headers: Mapping[str, str]
         raise Unreachable(f"{url}: {reason}") from None
 
 
+async def server_json(base: str, path: str) -> Any:
+    """GET one of the server's JSON resources (docs/protocol.md's HTTP table: `/api/meta`,
+    `/api/games`, a game's `/chances`, ...); `Refused` or `Unreachable` as for a game."""
+    return await asyncio.to_thread(_request, "GET", f"{base.rstrip('/')}/{path.lstrip('/')}")
+
+
 async def create_game(
     base: str,
     players: list[str],
@@ -772,4 +778,5 @@ __all__ = [
     "You",
     "create_game",
     "retry_delay",
+    "server_json",
 ]

@@ -35,6 +35,7 @@ from ..storage.store import SqliteStore
 from .app import create_app
 from .connections import ConnectionGuard, guarded_protocols, is_loopback, quiet_repeated_logs, raise_open_files_limit
 from .guard import LOOPBACK_NAMES, HostPolicy
+from .local import FolderLock, claim_folder, running_address
 
 log = logging.getLogger("flyingchess.server")
 DRAIN_SECONDS: Final = 10.0
@@ -276,6 +277,16 @@ def serve(options: ServeOptions) -> int:
         except ClusterError as error:
             print(f"flyingchess: {error}", file=sys.stderr)
             return 2
+    local = options.host in LOOPBACK_NAMES and not options.network
+    claim: FolderLock | None = None
+    if local and not options.database:  # one loopback server per data folder (local.py)
+        try:
+            claim = claim_folder(folder)
+        except OSError:
+            pass  # a folder that cannot be made: the store says why below
+        else:
+            if claim is None:
+                return _join_running(folder, options.open_browser)
     try:
         store = open_database(options.database) if options.database else SqliteStore(folder / "games.sqlite3")
     except ImportError as error:
@@ -286,6 +297,8 @@ def serve(options: ServeOptions) -> int:
         )
         return 2
     except StoreError as error:
+        if claim is not None:
+            claim.close()
         print(f"flyingchess: {error}", file=sys.stderr)
         return 2
     host = options.host
@@ -296,6 +309,8 @@ def serve(options: ServeOptions) -> int:
         sock.listen(1024)  # connections wait in the backlog until uvicorn has started
     except OSError as error:
         store.close()
+        if claim is not None:
+            claim.close()
         print(f"flyingchess: cannot listen on {host}:{options.port}: {error.strerror}", file=sys.stderr)
         return 2
     if options.metrics is not None:  # before saying it runs: a port taken is one line, status 2
@@ -304,6 +319,8 @@ def serve(options: ServeOptions) -> int:
         except metrics.MetricsError as error:
             sock.close()
             store.close()
+            if claim is not None:
+                claim.close()
             print(f"flyingchess: {error}", file=sys.stderr)
             return 2
     bound = sock.getsockname()[1]
@@ -317,7 +334,6 @@ def serve(options: ServeOptions) -> int:
     for lan in lans:
         print(f"  on your network: http://{lan}:{bound}/", flush=True)
     invite_base = f"http://{lans[0]}:{bound}" if lans else None
-    local = host in LOOPBACK_NAMES and not options.network
     limits = Limits()
     trusted = set(options.trusted_proxies)
     networks = checked.trusted_networks
@@ -362,6 +378,8 @@ def serve(options: ServeOptions) -> int:
     quiet_repeated_logs()
     server = DrainingServer(config, app)
     tune_garbage_collector()
+    if claim is not None:
+        claim.publish(address)
     if options.open_browser:
         open_browser_soon(address)
     # uvicorn stops gracefully on SIGTERM, then raises the signal again: to this handler,
@@ -375,7 +393,22 @@ def serve(options: ServeOptions) -> int:
     finally:
         app.state.store.close()  # commit the writes still queued, then close the database
         store.close()
+        if claim is not None:
+            claim.close()
     print("flyingchess stopped: every change is saved", file=sys.stderr, flush=True)
+    return 0
+
+
+def _join_running(folder: Path, open_browser: bool) -> int:
+    """Another process serves this data folder on loopback: open its page instead of
+    starting a second server over the same file (local.py)."""
+    running = running_address(folder)
+    if running is None:
+        print(f"flyingchess: another flyingchess holds {folder} but does not answer", file=sys.stderr)
+        return 2
+    print(f"flyingchess is already running at {running}  (for {folder}): opening it", flush=True)
+    if open_browser:
+        open_browser_soon(running)
     return 0
 
 

@@ -1,0 +1,268 @@
+"""The terminal game's app: the saved games (resume one, or start a new one), the new
+game's seats and rules, and the game itself (game_screen.py).
+
+Why Textual: it draws full-screen terminal apps from Python with Rich's styled text
+(which the package's statistics already use), handles resizes, keys and mouse, runs on
+the asyncio loop the client needs, works over SSH and in tmux, falls back to monochrome
+with NO_COLOR, and comes with a headless pilot to test and time the app without a
+terminal.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, Final
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Label, OptionList, Select, Static
+from textual.widgets.option_list import Option
+
+from ..board import COLOURS
+from ..client import ClientError, Game, GameClient, Invite, Refused, create_game, server_json
+from .fit import TooSmall, fit
+from .game_screen import GameScreen
+from .words import LETTERS, Words
+
+CSS: Final = """
+Screen { layout: vertical; }
+#game { height: 1fr; }
+#panel { width: 1fr; padding: 0 1; }
+#keys { height: auto; dock: bottom; padding: 0 1; }
+#too-small { display: none; width: 100%; height: 100%; content-align: center middle; text-style: bold; }
+Screen.-too-small > * { display: none; }
+Screen.-too-small > #too-small { display: block; }
+.title { text-style: bold; padding: 0 1; }
+OptionList { height: 1fr; }
+.row { height: 3; }
+.row Label { width: 22; padding: 1 1 0 1; }
+.row Select { width: 1fr; max-width: 44; }
+#start { margin: 0 0 0 22; }
+"""
+
+
+class HomeScreen(Screen[None]):
+    """The saved games, newest first (unfinished ones can be resumed), and a new game."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "new_game", show=False),
+        Binding("l", "language", show=False),
+        Binding("q,escape", "quit_app", show=False),
+    ]
+
+    def compose(self) -> Any:
+        app: TerminalApp = self.app  # type: ignore[assignment]
+        words = app.words
+        yield Static(Text(words("app.title"), Style(bold=True)), classes="title")
+        yield Static(words("home.unfinished"), classes="title")
+        yield OptionList(id="games")
+        yield Static(Text(words("term.keys-home"), Style(dim=True)), id="keys")
+        yield TooSmall(id="too-small")
+
+    async def on_mount(self) -> None:
+        fit(self)
+        await self.reload()
+
+    async def on_screen_resume(self) -> None:
+        await self.reload()
+
+    def on_resize(self, event: events.Resize) -> None:
+        fit(self)
+
+    async def reload(self) -> None:
+        app: TerminalApp = self.app  # type: ignore[assignment]
+        words = app.words
+        games = self.query_one("#games", OptionList)
+        games.clear_options()
+        games.add_option(Option(Text(f"+ {words('home.new-game')}", Style(bold=True)), id="new"))
+        try:
+            listed = await server_json(app.base, "/api/games?limit=50")
+        except ClientError as error:
+            app.notify(app.error_text(error), severity="error")
+            return
+        for summary in listed.get("games", []):
+            if not summary.get("over"):
+                games.add_option(Option(_summary_text(words, summary), id=str(summary["id"])))
+        games.highlighted = 0
+        games.focus()
+
+    async def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option_id == "new":
+            self.action_new_game()
+        elif event.option_id is not None:
+            app: TerminalApp = self.app  # type: ignore[assignment]
+            await app.open_game(Invite(app.base.rstrip("/"), event.option_id))
+
+    def action_new_game(self) -> None:
+        self.app.push_screen(SetupScreen())
+
+    async def action_language(self) -> None:
+        app: TerminalApp = self.app  # type: ignore[assignment]
+        app.next_language()
+        await self.recompose()
+        await self.reload()
+
+    def action_quit_app(self) -> None:
+        self.app.exit()
+
+
+def _summary_text(words: Words, summary: Mapping[str, Any]) -> Text:
+    text = Text()
+    for colour in summary.get("players", []):
+        text.append(LETTERS.get(colour, "?"))
+    rules = summary.get("rules_name")
+    text.append(f"  {words(f'preset.{rules}') if rules else words('preset.custom')}")
+    text.append(f"  · {words('home.actions', n=summary.get('actions', 0))}", Style(dim=True))
+    text.append(f"  · {str(summary.get('updated', ''))[:16].replace('T', ' ')}", Style(dim=True))
+    return text
+
+
+def _row(label: str, field: Select[str]) -> Horizontal:
+    return Horizontal(Label(label), field, classes="row")
+
+
+class SetupScreen(Screen[None]):
+    """A new game: who plays each colour (you, a bot, nobody), the rules and the pace."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", show=False),
+        Binding("s", "start", show=False),
+    ]
+
+    def compose(self) -> Any:
+        app: TerminalApp = self.app  # type: ignore[assignment]
+        words, meta = app.words, app.meta
+        bots = [bot for bot in meta.get("bots", []) if bot.get("available", True)]
+        kinds = [(words("seat.human"), "human")]
+        kinds += [(words("seat.bot", name=words(f"bot.{bot['name']}")), f"bot:{bot['name']}") for bot in bots]
+        kinds += [(words("setup.not-playing"), "none")]
+        default_bot = "bot:heuristic" if any(bot["name"] == "heuristic" for bot in bots) else kinds[1][1]
+        with VerticalScroll(id="setup"):
+            yield Static(Text(words("setup.title"), Style(bold=True)), classes="title")
+            for colour in COLOURS:
+                first = "human" if colour == "red" else default_bot
+                yield _row(
+                    f"{words.colour(colour)} ({LETTERS[colour]})",
+                    Select(kinds, value=first, allow_blank=False, id=f"seat-{colour}"),
+                )
+            presets = [(words(f"preset.{name}"), name) for name in meta.get("presets", {"classic": {}})]
+            yield _row(words("setup.preset"), Select(presets, value=presets[0][1], allow_blank=False, id="preset"))
+            speeds = [(words(f"speed.{speed}"), speed) for speed in meta.get("speeds", ["normal"])]
+            yield _row(words("game.speed"), Select(speeds, value=app.speed, allow_blank=False, id="speed"))
+            yield Button(words("setup.start"), id="start", variant="primary")
+        yield Static(Text(words("term.keys-setup"), Style(dim=True)), id="keys")
+        yield TooSmall(id="too-small")
+
+    def on_mount(self) -> None:
+        fit(self)
+        self.query_one("#seat-red", Select).focus()
+
+    def on_resize(self, event: events.Resize) -> None:
+        fit(self)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    async def on_button_pressed(self, event: Button.Pressed) -> None:
+        await self.action_start()
+
+    async def action_start(self) -> None:
+        app: TerminalApp = self.app  # type: ignore[assignment]
+        seats: dict[str, dict[str, str]] = {}
+        for colour in COLOURS:
+            kind = str(self.query_one(f"#seat-{colour}", Select).value)
+            if kind.startswith("bot:"):
+                seats[colour] = {"kind": "bot", "bot": kind[4:]}
+            elif kind == "human":
+                seats[colour] = {"kind": "human"}
+        if len(seats) < 2:
+            app.notify(app.words("setup.min-two"), severity="error")
+            return
+        rules = str(self.query_one("#preset", Select).value)
+        speed = str(self.query_one("#speed", Select).value)
+        try:
+            invite, token = await create_game(app.base, list(seats), seats, rules, speed=speed)
+        except ClientError as error:
+            app.notify(app.error_text(error), severity="error")
+            return
+        app.pop_screen()
+        await app.open_game(invite, token)
+
+
+class TerminalApp(App[None]):
+    """The terminal game over one server (`base`): the local one, or the network game a
+    `join` took a seat in (`joined`: then the app is that game alone)."""
+
+    CSS = CSS
+
+    def __init__(
+        self,
+        base: str,
+        words: Words,
+        *,
+        mono: bool = False,
+        speed: str = "normal",
+        joined: GameClient | None = None,
+    ) -> None:
+        super().__init__()
+        self.base = base
+        self.words = words
+        self.mono = mono
+        self.speed = speed
+        self.joined = joined
+        self.meta: dict[str, Any] = {}
+        self.analysis = False
+        self.on_language: list[Callable[[], None]] = []
+
+    async def on_mount(self) -> None:
+        self.title = self.words("app.title")
+        try:
+            self.meta = await server_json(self.base, "/api/meta")
+        except ClientError as error:
+            self.exit(message=self.error_text(error))
+            return
+        self.analysis = bool(self.meta.get("analysis"))
+        if self.joined is not None:
+            await self.push_screen(GameScreen(self.joined))
+        else:
+            await self.push_screen(HomeScreen())
+
+    async def open_game(self, invite: Invite, token: str | None = None) -> None:
+        client = GameClient(invite, token)
+        try:
+            await client.connect()
+        except ClientError as error:
+            self.notify(self.error_text(error), severity="error")
+            return
+        await self.push_screen(GameScreen(client))
+
+    def left_game(self, game: Game | None) -> None:
+        if self.joined is not None:
+            self.exit()
+            return
+        self.pop_screen()
+        if game is not None and game.phase != "over":
+            self.notify(self.words("term.saved"))
+
+    def next_language(self) -> None:
+        self.words = self.words.next_language()
+        self.title = self.words("app.title")
+
+    def error_text(self, error: ClientError) -> str:
+        """A refusal in the player's words (the page's error messages), else the error's line."""
+        if isinstance(error, Refused):
+            said = self.words(f"error.{error.code}", message=str(error))
+            if said != f"error.{error.code}":
+                return said
+        return str(error)
+
+
+def monochrome(asked: bool, environment: Mapping[str, str] = os.environ) -> bool:
+    """Monochrome when asked (`--mono`) or when the terminal says so (NO_COLOR, TERM=dumb)."""
+    return asked or "NO_COLOR" in environment or environment.get("TERM") == "dumb"

@@ -1,0 +1,82 @@
+"""`flyingchess play --terminal` and `flyingchess join URL`: everything that can go wrong
+before the app opens (a server that is down, a wrong link or token, a taken seat) is one
+line and exit status 2; the app itself says what goes wrong inside it."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from ..client import ClientError, GameClient, Invite
+from .words import Words
+
+
+class TerminalError(Exception):
+    """What stops the terminal game from starting (printed as one line, exit status 2)."""
+
+
+def _prepare_terminal(mono: bool) -> None:
+    if mono:
+        os.environ["NO_COLOR"] = "1"  # Textual draws its own parts without colour too
+
+
+def play_local(folder: Path, words: Words, mono: bool, speed: str) -> None:
+    """The terminal game over the data folder's local server: the one already running
+    for it (a `flyingchess play` in the browser), else one started here until the end."""
+    from ..server.errors import StoreError
+    from ..server.transport.local import local_server
+    from .app import TerminalApp
+
+    try:
+        base, started = local_server(folder)
+    except (OSError, StoreError) as error:
+        raise TerminalError(f"cannot open the games in {folder}: {error}") from None
+    try:
+        _prepare_terminal(mono)
+        app = TerminalApp(base, words, mono=mono, speed=speed)
+        app.run()
+        if app.return_code and app.return_code != 0:
+            raise TerminalError("the terminal game stopped with an error")
+    finally:
+        if started is not None:
+            started.stop()
+
+
+async def _seat(link: str, colour: str | None, name: str, token: str | None) -> GameClient:
+    """A connection holding a seat: the one `token` opens, else `colour`'s (or the first
+    open) seat, joined now."""
+    client = GameClient(Invite.parse(link), token)
+    await client.connect()
+    if token is None:
+        game = client.game
+        seats = game.seats if game is not None else {}
+        open_seats = [c for c in (game.state.players if game else ()) if seats.get(c, {}).get("kind") == "open"]
+        wanted = colour or (open_seats[0] if open_seats else None)
+        if wanted is None:
+            await client.close()
+            raise TerminalError(f"{link}: no open seat in this game (ask the host to open one, or pass --token)")
+        await client.join(wanted, name)
+    return client
+
+
+def join(link: str, words: Words, *, colour: str | None, name: str, token: str | None, mono: bool) -> str | None:
+    """A seat of a network game played in the terminal; returns the seat's token (to
+    come back with `--token`)."""
+    from .app import TerminalApp
+
+    async def joined() -> GameClient:
+        return await _seat(link, colour, name, token)
+
+    loop = asyncio.new_event_loop()
+    try:
+        client = loop.run_until_complete(joined())
+        loop.run_until_complete(client.close())  # the app opens its own connection, on its own loop
+    except ClientError as error:
+        raise TerminalError(str(error)) from None
+    finally:
+        loop.close()
+    _prepare_terminal(mono)
+    app = TerminalApp(client.invite.base, words, mono=mono, joined=GameClient(client.invite, client.token))
+    app.run()
+    return client.token
