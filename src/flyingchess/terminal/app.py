@@ -11,7 +11,7 @@ terminal.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, ClassVar, Final
 
 from rich.style import Style
@@ -21,7 +21,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Label, OptionList, Select, Static
+from textual.widgets import Button, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..board import COLOURS
@@ -34,16 +34,17 @@ CSS: Final = """
 Screen { layout: vertical; }
 #game { height: 1fr; }
 #panel { width: 1fr; padding: 0 1; }
-#keys { height: auto; dock: bottom; padding: 0 1; }
+#keys { height: auto; dock: bottom; padding: 0 0 0 1; }
 #too-small { display: none; width: 100%; height: 100%; content-align: center middle; text-style: bold; }
 Screen.-too-small > * { display: none; }
 Screen.-too-small > #too-small { display: block; }
 .title { text-style: bold; padding: 0 1; }
 OptionList { height: 1fr; }
-.row { height: 3; }
-.row Label { width: 22; padding: 1 1 0 1; }
-.row Select { width: 1fr; max-width: 44; }
-#start { margin: 0 0 0 22; }
+.row { height: 2; }
+.row Label { width: 22; padding: 0 1; }
+Choice { width: 1fr; max-width: 44; padding: 0 1; }
+Choice:focus { background: $accent; color: $text; text-style: bold; }
+#start { margin: 1 0 0 22; }
 """
 
 
@@ -123,7 +124,39 @@ def _summary_text(words: Words, summary: Mapping[str, Any]) -> Text:
     return text
 
 
-def _row(label: str, field: Select[str]) -> Horizontal:
+class Choice(Static, can_focus=True):
+    """One of a few values, changed with the arrow keys, Space or Enter: one line, and
+    nothing pops up (a drop-down list is clipped in a 24-row window)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "turn(-1)", show=False),
+        Binding("right,space,enter", "turn(1)", show=False),
+    ]
+
+    def __init__(self, options: list[tuple[str, str]], value: str, id: str) -> None:
+        super().__init__(id=id)
+        self.options = options
+        self.index = next((i for i, (_, known) in enumerate(options) if known == value), 0)
+
+    @property
+    def value(self) -> str:
+        return self.options[self.index][1]
+
+    def on_mount(self) -> None:
+        self._show()
+
+    def action_turn(self, step: int) -> None:
+        self.index = (self.index + step) % len(self.options)
+        self._show()
+
+    def on_click(self) -> None:
+        self.action_turn(1)
+
+    def _show(self) -> None:
+        self.update(f"◀ {self.options[self.index][0]} ▶")
+
+
+def _row(label: str, field: Choice) -> Horizontal:
     return Horizontal(Label(label), field, classes="row")
 
 
@@ -133,6 +166,8 @@ class SetupScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", show=False),
         Binding("s", "start", show=False),
+        Binding("down", "app.focus_next", show=False),
+        Binding("up", "app.focus_previous", show=False),
     ]
 
     def compose(self) -> Any:
@@ -149,19 +184,19 @@ class SetupScreen(Screen[None]):
                 first = "human" if colour == "red" else default_bot
                 yield _row(
                     f"{words.colour(colour)} ({LETTERS[colour]})",
-                    Select(kinds, value=first, allow_blank=False, id=f"seat-{colour}"),
+                    Choice(kinds, first, f"seat-{colour}"),
                 )
             presets = [(words(f"preset.{name}"), name) for name in meta.get("presets", {"classic": {}})]
-            yield _row(words("setup.preset"), Select(presets, value=presets[0][1], allow_blank=False, id="preset"))
+            yield _row(words("setup.preset"), Choice(presets, presets[0][1], "preset"))
             speeds = [(words(f"speed.{speed}"), speed) for speed in meta.get("speeds", ["normal"])]
-            yield _row(words("game.speed"), Select(speeds, value=app.speed, allow_blank=False, id="speed"))
+            yield _row(words("game.speed"), Choice(speeds, app.speed, "speed"))
             yield Button(words("setup.start"), id="start", variant="primary")
         yield Static(Text(words("term.keys-setup"), Style(dim=True)), id="keys")
         yield TooSmall(id="too-small")
 
     def on_mount(self) -> None:
         fit(self)
-        self.query_one("#seat-red", Select).focus()
+        self.query_one("#seat-red", Choice).focus()
 
     def on_resize(self, event: events.Resize) -> None:
         fit(self)
@@ -176,7 +211,7 @@ class SetupScreen(Screen[None]):
         app: TerminalApp = self.app  # type: ignore[assignment]
         seats: dict[str, dict[str, str]] = {}
         for colour in COLOURS:
-            kind = str(self.query_one(f"#seat-{colour}", Select).value)
+            kind = self.query_one(f"#seat-{colour}", Choice).value
             if kind.startswith("bot:"):
                 seats[colour] = {"kind": "bot", "bot": kind[4:]}
             elif kind == "human":
@@ -184,8 +219,8 @@ class SetupScreen(Screen[None]):
         if len(seats) < 2:
             app.notify(app.words("setup.min-two"), severity="error")
             return
-        rules = str(self.query_one("#preset", Select).value)
-        speed = str(self.query_one("#speed", Select).value)
+        rules = self.query_one("#preset", Choice).value
+        speed = self.query_one("#speed", Choice).value
         try:
             invite, token = await create_game(app.base, list(seats), seats, rules, speed=speed)
         except ClientError as error:
@@ -218,20 +253,30 @@ class TerminalApp(App[None]):
         self.joined = joined
         self.meta: dict[str, Any] = {}
         self.analysis = False
-        self.on_language: list[Callable[[], None]] = []
+        self.failure: str | None = None
+        """Why the app stopped before it could show a game (the command prints it)."""
 
     async def on_mount(self) -> None:
         self.title = self.words("app.title")
         try:
             self.meta = await server_json(self.base, "/api/meta")
         except ClientError as error:
-            self.exit(message=self.error_text(error))
+            self.fail(self.error_text(error))
             return
         self.analysis = bool(self.meta.get("analysis"))
         if self.joined is not None:
+            try:
+                await self.joined.connect()
+            except ClientError as error:
+                self.fail(self.error_text(error))
+                return
             await self.push_screen(GameScreen(self.joined))
         else:
             await self.push_screen(HomeScreen())
+
+    def fail(self, why: str) -> None:
+        self.failure = why
+        self.exit(return_code=2)
 
     async def open_game(self, invite: Invite, token: str | None = None) -> None:
         client = GameClient(invite, token)

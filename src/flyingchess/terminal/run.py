@@ -36,8 +36,8 @@ def play_local(folder: Path, words: Words, mono: bool, speed: str) -> None:
         _prepare_terminal(mono)
         app = TerminalApp(base, words, mono=mono, speed=speed)
         app.run()
-        if app.return_code and app.return_code != 0:
-            raise TerminalError("the terminal game stopped with an error")
+        if app.failure is not None:
+            raise TerminalError(app.failure)
     finally:
         if started is not None:
             started.stop()
@@ -47,16 +47,19 @@ async def _seat(link: str, colour: str | None, name: str, token: str | None) -> 
     """A connection holding a seat: the one `token` opens, else `colour`'s (or the first
     open) seat, joined now."""
     client = GameClient(Invite.parse(link), token)
-    await client.connect()
-    if token is None:
-        game = client.game
-        seats = game.seats if game is not None else {}
-        open_seats = [c for c in (game.state.players if game else ()) if seats.get(c, {}).get("kind") == "open"]
-        wanted = colour or (open_seats[0] if open_seats else None)
-        if wanted is None:
-            await client.close()
-            raise TerminalError(f"{link}: no open seat in this game (ask the host to open one, or pass --token)")
-        await client.join(wanted, name)
+    try:
+        await client.connect()
+        if token is None:
+            game = client.game
+            seats = game.seats if game is not None else {}
+            open_seats = [c for c in (game.state.players if game else ()) if seats.get(c, {}).get("kind") == "open"]
+            wanted = colour or (open_seats[0] if open_seats else None)
+            if wanted is None:
+                raise TerminalError(f"{link}: no open seat in this game (ask the host to open one, or pass --token)")
+            await client.join(wanted, name)
+    except BaseException:
+        await client.close()
+        raise
     return client
 
 
@@ -79,4 +82,6 @@ def join(link: str, words: Words, *, colour: str | None, name: str, token: str |
     _prepare_terminal(mono)
     app = TerminalApp(client.invite.base, words, mono=mono, joined=GameClient(client.invite, client.token))
     app.run()
+    if app.failure is not None:
+        raise TerminalError(app.failure)
     return client.token
