@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rich.text import Text
 
 from flyingchess.board import CENTRE, HANGAR
 from flyingchess.client import create_game, server_json
@@ -23,7 +22,7 @@ from flyingchess.game import legal_moves, new_game, roll, step
 from flyingchess.moves import move_infos
 from flyingchess.rules import PRESETS
 from flyingchess.terminal.narrate import log_lines, planes_text
-from flyingchess.terminal.picture import Mark, board_lines, move_mark, place_of, planes_by_cell
+from flyingchess.terminal.picture import board_lines, move_mark, place_of, planes_by_cell
 from flyingchess.terminal.words import LANGUAGES, Words, language_from_environment
 
 LABEL = re.compile(r"[RYBG](?:[1-4]+|\+)")
@@ -389,6 +388,6 @@ def test_a_second_play_opens_the_running_server_of_its_folder(tmp_path: Path) ->
         assert server is not None
         server.stop()
     assert not (folder / "server.json").exists()
-    base2, server2 = local_server(folder)  # the lock went with the server
+    _base2, server2 = local_server(folder)  # the lock went with the server
     assert server2 is not None
     server2.stop()
