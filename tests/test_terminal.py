@@ -391,3 +391,56 @@ def test_a_second_play_opens_the_running_server_of_its_folder(tmp_path: Path) ->
     _base2, server2 = local_server(folder)  # the lock went with the server
     assert server2 is not None
     server2.stop()
+
+
+@pytest.mark.slow
+@pytest.mark.server
+def test_the_terminal_says_when_the_server_is_away_and_goes_on_when_it_is_back(tmp_path: Path) -> None:
+    """`flyingchess play` (the browser's server) killed under a terminal game that joined
+    it, then started again on the same address: the screen says it is reconnecting, then
+    the game goes on where it was."""
+    import socket
+
+    from flyingchess.server.launch.process import ServerProcess
+    from flyingchess.terminal.app import TerminalApp
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        options = ["--port", str(probe.getsockname()[1])]
+    server = ServerProcess(tmp_path / "data", options=options)
+
+    async def scenario() -> None:
+        nonlocal server
+        seats = {"red": {"kind": "human"}, "blue": {"kind": "bot", "bot": "heuristic"}}
+        invite, token = await create_game(server.url, ["red", "blue"], seats)
+        app = TerminalApp(server.url, Words("en"))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            await app.open_game(invite, token)
+            await pilot.pause(0.3)
+            assert "Red: press Space to roll" in visible_text(app)
+            server.kill()
+            for _ in range(50):
+                await pilot.pause(0.1)
+                if "Connection lost — reconnecting…" in visible_text(app):
+                    break
+            else:
+                raise AssertionError(visible_text(app))
+            server = ServerProcess(tmp_path / "data", options=options)
+            for _ in range(100):
+                await pilot.pause(0.1)
+                if "Red: press Space to roll" in visible_text(app):
+                    break
+            else:
+                raise AssertionError(visible_text(app))
+            await pilot.press("space")
+            for _ in range(50):
+                await pilot.pause(0.1)
+                if app.screen.game.actions >= 1:
+                    break
+            assert app.screen.game.actions >= 1
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        server.stop()

@@ -290,6 +290,8 @@ class GameClient:
         """The game as last sent (None before the first snapshot)."""
         self.you = You()
         self.reconnections = 0
+        self.connected = False
+        """Whether the connection is open now (False while it is being opened again)."""
         self._socket: Any = None
         self._reader: asyncio.Task[None] | None = None
         self._updates: asyncio.Queue[Update | ClientError] = asyncio.Queue()
@@ -335,6 +337,7 @@ class GameClient:
             await self._open_as_seat(first)
         finally:
             self._opening = False
+        self.connected = True
         if self.game is not None and self._lost_request is not None:
             self._resend_if_still_wanted(self.game)
 
@@ -360,6 +363,7 @@ class GameClient:
 
     async def close(self) -> None:
         self._closed = True
+        self.connected = False
         self._updates.put_nowait(ClientError("the client was closed"))
         if self._reader is not None:
             self._reader.cancel()
@@ -382,6 +386,7 @@ class GameClient:
             except ConnectionClosed:
                 pass
             except (ClientError, ValueError, KeyError, TypeError) as error:  # a message it cannot read
+                self.connected = False
                 unreadable = (
                     error
                     if isinstance(error, ClientError)
@@ -391,6 +396,7 @@ class GameClient:
                 with contextlib.suppress(Exception):
                     await self._socket.close()
                 return
+            self.connected = False
             if self._closed:
                 return
             if self._lost_request is not None:

@@ -115,6 +115,7 @@ class GameScreen(Screen[None]):
         self.drawn_at = 0.0
         """When the screen last drew a change (the redraw benchmark reads it)."""
         self.following: asyncio.Task[None] | None = None
+        self.shown_connected = True
 
     @property
     def terminal(self) -> TerminalApp:
@@ -138,7 +139,14 @@ class GameScreen(Screen[None]):
         if self.client.game is not None:
             self.game = self.client.game
         self.following = asyncio.get_running_loop().create_task(self._follow())
+        self.set_interval(0.25, self._watch_connection)
         self.draw()
+
+    def _watch_connection(self) -> None:
+        """Say so while the connection is down (the client opens it again by itself)."""
+        if self.client.connected != self.shown_connected:
+            self.shown_connected = self.client.connected
+            self.draw()
 
     async def _follow(self) -> None:
         """Every update the server sends, drawn as it comes; the log grows with its events."""
@@ -185,6 +193,8 @@ class GameScreen(Screen[None]):
             return
         self.query_one("#players", Static).update(players_text(words, game, you, mono))
         status = status_text(words, game, you)
+        if not self.client.connected:
+            status = Text(words("game.reconnecting"), Style(bold=True, reverse=mono))
         if game.to_move in you.controls and game.phase != "over":
             auto = words("opt.on" if self.auto else "opt.off")
             status.append(f"  ({words('term.auto-move', state=auto)})", Style(dim=True))
