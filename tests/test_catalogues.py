@@ -23,11 +23,36 @@ def catalogue(language: str) -> dict[str, str]:
     return data
 
 
-def test_three_languages_with_the_same_messages() -> None:
-    assert {"en", "vi", "zh"} <= set(LANGUAGES)
-    english = set(catalogue("en"))
-    for language in LANGUAGES:
-        assert set(catalogue(language)) == english, language
+PLURAL_CATEGORIES = {"en": {"one"}, "es": {"one", "many"}, "pt": {"one", "many"}, "hi": {"one"}, "ar": {"zero", "one", "two", "few", "many"}}
+"""The CLDR plural categories besides `other` each language has (a message `KEY#CATEGORY`
+is chosen over `KEY`, the `other` form, by the number in {n} or {count})."""
+PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def base_keys(messages: dict[str, str]) -> list[str]:
+    return [key for key in messages if "#" not in key]
+
+
+def test_every_language_the_page_offers_has_a_catalogue() -> None:
+    from flyingchess.terminal.words import LANGUAGES as OFFERED
+
+    assert set(OFFERED) == set(LANGUAGES)
+    page = (CATALOGUES.parent / "i18n.js").read_text(encoding="utf-8")
+    assert set(re.findall(r'code: "([a-z]+)"', page)) == set(LANGUAGES)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_language_has_every_message_and_only_its_own_plural_forms(language: str) -> None:
+    english = catalogue("en")
+    messages = catalogue(language)
+    assert base_keys(messages) == base_keys(english)  # the same messages, in the same order
+    for key, text in messages.items():
+        assert text.strip(), key
+        base, _, category = key.partition("#")
+        if category:
+            assert category in PLURAL_CATEGORIES.get(language, set()), key
+            assert PLACEHOLDER.search(english[base]) and {"n", "count"} & set(PLACEHOLDER.findall(english[base])), key
+        assert set(PLACEHOLDER.findall(text)) == set(PLACEHOLDER.findall(english[base])), (language, key, text)
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

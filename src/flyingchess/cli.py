@@ -835,7 +835,9 @@ def _host_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _terminal_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--lang", choices=("en", "vi", "zh"), help="language (default: the terminal's locale)")
+    from .terminal.words import LANGUAGES
+
+    parser.add_argument("--lang", choices=LANGUAGES, help="language (default: the terminal's locale)")
     parser.add_argument("--mono", action="store_true", help="no colour (also when NO_COLOR is set)")
 
 

@@ -117,18 +117,18 @@ def preview_text(words: Words, colour: str, move: Any) -> str:
     jumps ahead, sends B2 home"."""
     parts = []
     if move.launch:
-        parts.append(words("term.preview.launch"))
+        parts.append(words("preview.launch"))
     else:
         steps = sum(1 for event in move.events if isinstance(event, Stepped))
-        parts.append(words("term.preview.steps", count=steps))
+        parts.append(words("preview.steps", count=steps))
     if move.bounce:
-        parts.append(words("term.preview.bounce"))
+        parts.append(words("preview.bounce"))
     if move.jump:
-        parts.append(words("term.preview.jump"))
+        parts.append(words("preview.jump"))
     if move.flight:
-        parts.append(words("term.preview.flight"))
+        parts.append(words("preview.flight"))
     for hit in move.captures:
-        parts.append(words("term.preview.capture", planes=planes_text(hit["colour"], hit["planes"])))
+        parts.append(words("preview.capture", planes=planes_text(hit["colour"], hit["planes"])))
     if move.end == CENTRE:
-        parts.append(words("term.preview.finish"))
-    return f"{planes_text(colour, move.planes)}: {words('term.list-separator').join(parts)}"
+        parts.append(words("preview.finish"))
+    return f"{planes_text(colour, move.planes)}: {words('list-separator').join(parts)}"

@@ -11,8 +11,35 @@ from functools import cache
 from importlib import resources
 from typing import Final
 
-LANGUAGES: Final = ("en", "vi", "zh")
-LANGUAGE_NAMES: Final = {"en": "English", "vi": "Tiếng Việt", "zh": "中文"}
+LANGUAGE_NAMES: Final = {
+    "en": "English",
+    "zh": "简体中文",
+    "vi": "Tiếng Việt",
+    "hi": "हिन्दी",
+    "es": "Español",
+    "pt": "Português (Brasil)",
+    "id": "Bahasa Indonesia",
+    "ar": "العربية",
+}
+"""Every language the page and the terminal speak (web/i18n/CODE.json), in the page's order."""
+LANGUAGES: Final = tuple(LANGUAGE_NAMES)
+
+
+def plural_category(language: str, count: int) -> str:
+    """CLDR's plural category of a whole number in the language (what the page asks
+    `Intl.PluralRules`): a message `KEY#CATEGORY` is chosen over `KEY` when the
+    catalogue has it."""
+    count = abs(count)
+    if language == "ar":
+        tail = count % 100
+        return {0: "zero", 1: "one", 2: "two"}.get(count) or (
+            "few" if 3 <= tail <= 10 else "many" if 11 <= tail <= 99 else "other"
+        )
+    if language in ("hi", "pt"):
+        return "one" if count in (0, 1) else "many" if language == "pt" and count and count % 1_000_000 == 0 else "other"
+    if language in ("en", "es"):
+        return "one" if count == 1 else "many" if language == "es" and count and count % 1_000_000 == 0 else "other"
+    return "other"  # zh, vi, id: one form
 LETTERS: Final = {"red": "R", "yellow": "Y", "blue": "B", "green": "G"}
 """The colour's letter on the board: planes are told apart by letter, so the board reads
 the same without colour (monochrome terminals, colour-blind players)."""
@@ -50,7 +77,14 @@ class Words:
         self.fallback = catalogue("en")
 
     def __call__(self, key: str, **values: object) -> str:
-        text = self.messages.get(key) or self.fallback.get(key) or key
+        count = values.get("n", values.get("count"))
+        if isinstance(count, int):
+            variant = f"{key}#{plural_category(self.language, count)}"
+            if variant in self.messages:
+                key = variant
+            elif self.language == "en" or key not in self.messages:
+                key = variant if variant in self.fallback else key
+        text = self.messages.get(key) or self.fallback.get(key.split("#")[0]) or key
         return _PLACEHOLDER.sub(lambda found: str(values.get(found[1], found[0])), text)
 
     def colour(self, colour: str) -> str:

@@ -82,7 +82,7 @@ async function start() {
   window.matchMedia?.("(prefers-reduced-motion: reduce)").addEventListener?.("change", applyMotion);
   applyTheme();
   window.matchMedia?.("(prefers-color-scheme: dark)").addEventListener?.("change", applyTheme);
-  await setLang(detectLang());
+  await setLang(detectLang(), false);
   buildHeader();
   if (MODE === "worker") {  // the static site: Python starts in the background; the home screen does not wait
     try {

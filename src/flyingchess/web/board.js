@@ -41,7 +41,7 @@ export class Board {
     this.onPreview = null;
     this.svg = s("svg", {
       class: "board", "data-testid": "board", viewBox: "-0.55 -0.55 15.1 15.1",
-      role: "img", preserveAspectRatio: "xMidYMid meet",
+      role: "group", tabindex: "-1", preserveAspectRatio: "xMidYMid meet",
     });
     this.svg.append(this._defs());
     this.gStatic = s("g", { class: "layer-static" });
@@ -482,6 +482,7 @@ export class Board {
 
   /** moves: the snapshot's list for `colour`; onPick(move) is called on a click or key. */
   setLegal(colour, moves, onPick) {
+    const focused = this.svg.contains(document.activeElement) && document.activeElement !== this.svg;
     this.clearPreview();
     this._closeChooser();
     for (const el of Object.values(this.els)) {
@@ -508,6 +509,12 @@ export class Board {
       }
     }
     this._raiseLegal();
+    // a plane that had the keyboard's focus and is no longer to be moved hands it on
+    // (the first plane to move now, else the board): focus never falls to the page
+    if (focused && !(document.activeElement instanceof Element && document.activeElement.getAttribute("tabindex") === "0")) {
+      const next = this.svg.querySelector(".plane.legal");
+      (next || this.svg).focus();
+    }
   }
 
   legalMoveFor(index) {

@@ -8,7 +8,7 @@ const TURN_MS = 520;
 /** @param {{ onRoll(): void }} o */
 export function makeDie({ onRoll }) {
   const face = dieFace(0);
-  const button = h("button", { class: "die", type: "button", "data-testid": "die", "data-state": "waiting", disabled: true, onclick: () => onRoll() }, face);
+  const button = h("button", { class: "die", type: "button", "data-testid": "die", "data-state": "waiting", "aria-disabled": "true", onclick: () => onRoll() }, face);
   let rolling = false;
   let lastRoll = null;
 
@@ -45,7 +45,9 @@ export function makeDie({ onRoll }) {
    *  in the colour to play. */
   function show(state, choices, colour) {
     button.dataset.state = state;
-    button.disabled = state !== "ready";
+    // aria-disabled, not disabled: a disabled button loses the keyboard's focus, and the
+    // player who rolled with it keeps their place for the next roll
+    button.setAttribute("aria-disabled", String(state !== "ready"));
     if (lastRoll) button.dataset.value = String(lastRoll);
     if (!rolling) setDieFace(face, state === "ready" ? 0 : lastRoll || 0);
     button.dataset.choices = choices;

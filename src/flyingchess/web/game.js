@@ -22,6 +22,7 @@ import { makeSeatList, openSeats } from "./seatlist.js";
 import { makeAdvice } from "./advice.js";
 import { makePlayCard } from "./playcard.js";
 import { makeSideCards } from "./sidecards.js";
+import { makeAnnouncer, movesText, whereText } from "./announcer.js";
 
 const AUTO_MOVE_MS = 450;  // long enough to see the roll before the plane goes
 
@@ -59,8 +60,9 @@ export function mountGame(root, app, gameId) {
   const advice = makeAdvice({ gameId, analysis: app.meta.analysis === true, board, current: () => ({ snap, state: current(), busy: playback.busy }), onChances: () => renderPanel() });
   const playCard = makePlayCard({ die, advice, endDock: end.dock, onStart, onAutoMove: () => updateControls() });
   const side = makeSideCards({ app, gameId, log, inviteButton: invite.button, onSpeed: setSpeed });
+  const announcer = makeAnnouncer({ mine: (line) => model.me.controls.includes(line.colour) });
   const playback = makePlayback({
-    board, die, banners, log, onError: reportError,
+    board, die, banners, log, onError: reportError, onLine: (line) => announcer.line(line),
     onTurn: (colour) => { shownTurn = colour; renderTurn(); },
     onDrawn: (game) => { snap = game; renderPanel(); },
     onBusy: (busy) => {
@@ -73,6 +75,7 @@ export function mountGame(root, app, gameId) {
     },
   });
   const screen = h("section", { class: "screen game-screen" },
+    announcer.region,
     h("div", { class: "board-wrap" }, h("div", { class: "board-frame" }, board.svg, banners.layer, reactLayer, conn), end.layer),
     h("aside", { class: "panel" }, side.bar, invite.card, playCard.card(seats.roleLine, seats.list),
       howTo,  // below the die: on a phone nothing comes between the board and the die
@@ -80,6 +83,7 @@ export function mountGame(root, app, gameId) {
   root.replaceChildren(screen);
 
   function relabel() {
+    board.svg.setAttribute("aria-label", t("board.label"));
     side.relabel(playback.speed);
     playCard.relabel();
     conn.textContent = t("game.reconnecting");
@@ -137,6 +141,8 @@ export function mountGame(root, app, gameId) {
     if (state === "ready") banners.clear(snap.state.turn);  // "No move" never hangs over the next player's roll
     if (state === "ready" && buzzedFor !== snap.actions) { buzzedFor = snap.actions; vibrate(40); }  // your turn
     autoMove.consider(state === "move" && oneChoice(snap), requestKey(snap));
+    if (state === "ready") announcer.prompt(`${requestKey(snap)}:roll`, t("sr.your-roll"));
+    if (state === "move") announcer.prompt(`${requestKey(snap)}:move`, t("sr.your-move", { value: snap.state.roll ?? snap.roll, moves: movesText(snap.moves) }));
     if (snap) playCard.render({ snap, state, me: model.me, connected: model.connected, local, touch });
   }
 
@@ -200,7 +206,11 @@ export function mountGame(root, app, gameId) {
     socket.send({ type: "speed", speed: value });
   }
 
-  const onKey = keyHandler({ gone: () => destroyed, state: current, roll: doRoll, move: doMove, moveFor: (plane) => board.legalMoveFor(plane) });
+  const onKey = keyHandler({
+    gone: () => destroyed, state: current, roll: doRoll, move: doMove, moveFor: (plane) => board.legalMoveFor(plane),
+    where: () => { if (snap) announcer.now(whereText(snap)); },
+    moves: () => { if (current() === "move") announcer.now(t("sr.your-move", { value: snap.roll, moves: movesText(snap.moves) })); },
+  });
   document.addEventListener("keydown", onKey);
   const offLang = onLangChange(relabel);
   relabel();
@@ -219,12 +229,14 @@ export function mountGame(root, app, gameId) {
       offLang();
       document.removeEventListener("keydown", onKey);
       playback.stop();
+      announcer.stop();
     },
   };
 }
 
-/** The keys of the game screen: space rolls, 1-4 move that plane (never while typing). */
-function keyHandler({ gone, state, roll, move, moveFor }) {
+/** The keys of the game screen: space rolls, 1-4 move that plane, W says where every
+ *  plane is and M what each move would do (never while typing). */
+function keyHandler({ gone, state, roll, move, moveFor, where, moves }) {
   return (e) => {
     if (gone() || e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
     const tag = (e.target && e.target.tagName) || "";
@@ -236,6 +248,12 @@ function keyHandler({ gone, state, roll, move, moveFor }) {
       if (state() !== "move") return;
       const chosen = moveFor(Number(e.key) - 1);
       if (chosen) { e.preventDefault(); move(chosen); }
+    } else if (e.key === "w" || e.key === "W") {
+      e.preventDefault();
+      where();
+    } else if (e.key === "m" || e.key === "M") {
+      e.preventDefault();
+      moves();
     }
   };
 }

@@ -4,7 +4,7 @@ import { t, onLangChange } from "./i18n.js";
 import { h } from "./ui.js";
 import { settings, saveSetting } from "./settings.js";
 
-const POINTS = ["howto.roll", "howto.move", "howto.jump", "howto.win"];
+const POINTS = ["howto.roll", "howto.move", "howto.jump", "howto.win", "howto.keys"];
 
 /** The card, or null when the player has seen it. Call `destroy` when the screen goes. */
 export function howToCard() {

@@ -113,7 +113,7 @@ export function mountJoin(root, app, gameId) {
     submit.replaceChildren(h("span", { "aria-hidden": "true" }, "✈ "), t("join.submit"));
     nameInput.placeholder = t("join.name-placeholder");
     const head = h("div", { class: "setup-head" },
-      h("button", { class: "btn btn-ghost", type: "button", onclick: () => app.go("#/") }, "← ", t("nav.home")),
+      h("button", { class: "btn btn-ghost", type: "button", onclick: () => app.go("#/") }, h("span", { class: "back-arrow", "aria-hidden": "true" }, "← "), t("nav.home")),
       h("h1", {}, t("join.title")));
     if (missing) {
       screen.replaceChildren(head, missingCard(app));

@@ -9,7 +9,7 @@ export const SPEED_FACTOR = { slow: 1.7, normal: 1, fast: 0.45, instant: 0 };
 
 /** The banners over the board ("Extra roll!", "Captured!"). */
 export function makeBanners() {
-  const layer = h("div", { class: "banner-layer", "aria-live": "polite" });
+  const layer = h("div", { class: "banner-layer", "aria-hidden": "true" });  // said by the announcer
 
   function flash(text, colour, f) {
     if (f <= 0) return;
@@ -53,8 +53,9 @@ const ON_EVENT = {
  * @param {(game: any) => void} o.onDrawn  a state is on the board
  * @param {(busy: boolean) => void} o.onBusy  playing starts or stops
  * @param {(err: any) => void} o.onError  an item failed to play (the next snapshot redraws)
+ * @param {(line: any) => void} [o.onLine]  a log line, as the board shows its event (the announcer)
  */
-export function makePlayback({ board, die, banners, log, onTurn, onDrawn, onBusy, onError }) {
+export function makePlayback({ board, die, banners, log, onTurn, onDrawn, onBusy, onError, onLine = () => {} }) {
   const queue = [];
   let running = false;
   let stopped = false;
@@ -87,6 +88,11 @@ export function makePlayback({ board, die, banners, log, onTurn, onDrawn, onBusy
     }
   }
 
+  function tell(line) {
+    log.append(line);
+    onLine(line);
+  }
+
   async function play(item) {
     const game = item.game;
     if (!drawnOnce) board.setPlayers(game.players);
@@ -101,14 +107,14 @@ export function makePlayback({ board, die, banners, log, onTurn, onDrawn, onBusy
       const hurry = queue.length > 2 || f0 === 0 || document.hidden;
       board.hurry = hurry && f0 !== 0 ? true : board.hurry;
       const f = hurry ? 0 : f0;
-      while (logged && li < lines.length && lines[li].index <= k) log.append(lines[li++]);
+      while (logged && li < lines.length && lines[li].index <= k) tell(lines[li++]);
       if (f > 0) playSound(ev.type);
       if (f > 0 && ev.type === "capture") vibrate(80);
       const shown = Object.hasOwn(ON_EVENT, ev.type) ? ON_EVENT[ev.type] : null;
       if (shown) await shown(ev, f, view);
       await board.animate(ev, f);
     }
-    while (logged && li < lines.length) log.append(lines[li++]);
+    while (logged && li < lines.length) tell(lines[li++]);
     board.hurry = false;
     die.remember(game.roll, true);
     drawnOnce = true;

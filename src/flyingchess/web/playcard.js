@@ -67,7 +67,7 @@ export function hintLine({ snap, state, me, connected, local, touch }) {
  * @param {() => void} o.onAutoMove  the auto-move setting changed
  */
 export function makePlayCard({ die, advice, endDock, onStart, onAutoMove }) {
-  const turnCard = h("div", { class: "turn-card", "data-testid": "turn", "aria-live": "polite" });
+  const turnCard = h("div", { class: "turn-card", "data-testid": "turn" });  // its news is said by the announcer
   const timer = makeTurnTimer();
   const hint = h("div", { class: "hint", "data-testid": "hint" });
   const autoMoveBox = h("input", { type: "checkbox", "data-testid": "auto-move", checked: settings().autoMove,

@@ -8,6 +8,7 @@ import { showSoundState } from "./sound.js";
 
 const MOTIONS = ["system", "reduced", "full"];
 const THEMES = ["system", "light", "dark"];
+const ANNOUNCE = ["all", "brief", "off"];
 
 export function mountPreferences(root, app) {
   const language = h("select", { class: "select", "data-testid": "pref-language",
@@ -22,6 +23,8 @@ export function mountPreferences(root, app) {
     onchange: () => { saveSetting("theme", theme.value); applyTheme(); } });
   const chances = h("input", { type: "checkbox", "data-testid": "pref-chances", checked: settings().showChances,
     onchange: () => saveSetting("showChances", chances.checked) });
+  const announce = h("select", { class: "select", "data-testid": "pref-announce",
+    onchange: () => saveSetting("announce", announce.value) });
   const speed = h("select", { class: "select", "data-testid": "pref-speed",
     onchange: () => saveSetting("speed", speed.value) });
   const howTo = h("button", { class: "btn", type: "button", "data-testid": "pref-howto",
@@ -29,7 +32,7 @@ export function mountPreferences(root, app) {
   const back = h("button", { class: "btn btn-primary", type: "button", "data-testid": "pref-done",
     onclick: () => (history.length > 1 ? history.back() : app.go("#/")) });
   const title = h("h2", { class: "card-title" });
-  const labels = { language: h("span", {}), sound: h("span", {}), autoMove: h("span", {}), motion: h("span", {}), theme: h("span", {}), speed: h("span", {}), chances: h("span", {}) };
+  const labels = { language: h("span", {}), sound: h("span", {}), autoMove: h("span", {}), motion: h("span", {}), theme: h("span", {}), speed: h("span", {}), chances: h("span", {}), announce: h("span", {}) };
   const row = (label, control) => h("label", { class: "pref-row" }, label, control);
   root.replaceChildren(h("section", { class: "screen prefs-screen" },
     h("div", { class: "card prefs-card" }, title,
@@ -40,6 +43,7 @@ export function mountPreferences(root, app) {
       row(labels.autoMove, autoMove),
       app.meta.analysis ? row(labels.chances, chances) : null,
       row(labels.motion, motion),
+      row(labels.announce, announce),
       h("div", { class: "prefs-actions" }, howTo, back))));
 
   function relabel() {
@@ -58,6 +62,9 @@ export function mountPreferences(root, app) {
     speed.value = app.meta.speeds.includes(settings().speed) ? settings().speed : "normal";
     theme.replaceChildren(...THEMES.map((m) => h("option", { value: m }, t(`prefs.theme-${m}`))));
     theme.value = settings().theme;
+    labels.announce.textContent = t("prefs.announce");
+    announce.replaceChildren(...ANNOUNCE.map((m) => h("option", { value: m }, t(`prefs.announce-${m}`))));
+    announce.value = settings().announce;
     back.textContent = t("prefs.done");
     howTo.textContent = t("prefs.howto");
     howTo.disabled = !settings().seenHowTo;

@@ -10,6 +10,7 @@ const DEFAULTS = Object.freeze({
   speed: "normal",   // the pace of new games (the host changes a game's own in the game)
   showChances: false,  // each player's chance to win, under their row (the server's estimate)
   seenHowTo: false,  // the four lines of how to play, shown beside the first game
+  announce: "all",   // what a screen reader is told in a game: "all" events, "brief" (yours, captures, finishes) or "off"
 });
 
 let current = null;

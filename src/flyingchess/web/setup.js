@@ -109,7 +109,7 @@ export function mountSetup(root, app) {
 
     screen.replaceChildren(
       h("div", { class: "setup-head" },
-        h("button", { class: "btn btn-ghost", type: "button", onclick: () => app.go("#/") }, "← ", t("nav.back")),
+        h("button", { class: "btn btn-ghost", type: "button", onclick: () => app.go("#/") }, h("span", { class: "back-arrow", "aria-hidden": "true" }, "← "), t("nav.back")),
         h("h1", {}, t("setup.title"))),
       h("div", { class: "setup-grid" },
         h("div", { class: "card" },
