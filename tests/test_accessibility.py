@@ -44,8 +44,12 @@ def server(tmp_path: Path) -> Iterator[Server]:
 
 def key_step(tab: Page) -> str:
     """Roll or move once with a key, as a player who hears the game would."""
-    tab.wait_for(f"['ready', 'move', 'over'].includes({DIE}) && document.body.dataset.animating !== 'true'", timeout=30_000)
-    state, choices = tab.page.evaluate("(({state, choices}) => [state, choices])(document.querySelector('[data-testid=die]').dataset)")
+    tab.wait_for(
+        f"['ready', 'move', 'over'].includes({DIE}) && document.body.dataset.animating !== 'true'", timeout=30_000
+    )
+    state, choices = tab.page.evaluate(
+        "(({state, choices}) => [state, choices])(document.querySelector('[data-testid=die]').dataset)"
+    )
     if state == "ready":
         tab.page.keyboard.press("Space")
     elif state == "move" and choices == "one":  # auto-move plays it
@@ -72,7 +76,9 @@ def test_every_event_is_announced_once_in_order_and_within_a_second(browser: Any
     events = [entry for entry in said if entry["kind"] == "event"]
     assert len(shown) > 50
     assert [entry["text"] for entry in events] == [entry["text"] for entry in shown]  # each once, in order
-    late = [(s["text"], round(e["at"] - s["at"])) for s, e in zip(shown, events, strict=True) if e["at"] - s["at"] > 1000]
+    late = [
+        (s["text"], round(e["at"] - s["at"])) for s, e in zip(shown, events, strict=True) if e["at"] - s["at"] > 1000
+    ]
     assert late == []
     prompts = [entry["text"] for entry in said if entry["kind"] == "prompt"]
     assert any(text.startswith("Your roll: press Space") for text in prompts)
@@ -132,7 +138,9 @@ def test_a_whole_game_with_the_keyboard_alone(browser: Any, server: Server) -> N
     lost = 0
     steps = 0
     while True:
-        tab.wait_for(f"['ready', 'move', 'over'].includes({DIE}) && document.body.dataset.animating !== 'true'", timeout=30_000)
+        tab.wait_for(
+            f"['ready', 'move', 'over'].includes({DIE}) && document.body.dataset.animating !== 'true'", timeout=30_000
+        )
         state = tab.page.evaluate(DIE)
         if state == "over":
             break
@@ -140,7 +148,10 @@ def test_a_whole_game_with_the_keyboard_alone(browser: Any, server: Server) -> N
             if tab.page.evaluate("document.activeElement?.dataset?.testid") != "die":
                 tab_to("die")
             tab.page.keyboard.press("Enter")  # the focused die
-        elif state == "move" and tab.page.evaluate("document.querySelector('[data-testid=die]').dataset.choices") == "one":
+        elif (
+            state == "move"
+            and tab.page.evaluate("document.querySelector('[data-testid=die]').dataset.choices") == "one"
+        ):
             tab.wait_for(f"{DIE} !== 'move'", timeout=5_000)
         else:
             tab.page.keyboard.press("Tab")  # the board's planes to move come next in the order

@@ -23,7 +23,13 @@ def catalogue(language: str) -> dict[str, str]:
     return data
 
 
-PLURAL_CATEGORIES = {"en": {"one"}, "es": {"one", "many"}, "pt": {"one", "many"}, "hi": {"one"}, "ar": {"zero", "one", "two", "few", "many"}}
+PLURAL_CATEGORIES = {
+    "en": {"one"},
+    "es": {"one", "many"},
+    "pt": {"one", "many"},
+    "hi": {"one"},
+    "ar": {"zero", "one", "two", "few", "many"},
+}
 """The CLDR plural categories besides `other` each language has (a message `KEY#CATEGORY`
 is chosen over `KEY`, the `other` form, by the number in {n} or {count})."""
 PLACEHOLDER = re.compile(r"\{(\w+)\}")

@@ -36,10 +36,14 @@ def plural_category(language: str, count: int) -> str:
             "few" if 3 <= tail <= 10 else "many" if 11 <= tail <= 99 else "other"
         )
     if language in ("hi", "pt"):
-        return "one" if count in (0, 1) else "many" if language == "pt" and count and count % 1_000_000 == 0 else "other"
+        return (
+            "one" if count in (0, 1) else "many" if language == "pt" and count and count % 1_000_000 == 0 else "other"
+        )
     if language in ("en", "es"):
         return "one" if count == 1 else "many" if language == "es" and count and count % 1_000_000 == 0 else "other"
     return "other"  # zh, vi, id: one form
+
+
 LETTERS: Final = {"red": "R", "yellow": "Y", "blue": "B", "green": "G"}
 """The colour's letter on the board: planes are told apart by letter, so the board reads
 the same without colour (monochrome terminals, colour-blind players)."""
