@@ -100,11 +100,12 @@ def test_where_every_plane_is_and_what_each_move_does_are_said_on_request(browse
         "Red: plane 1 in the hangar, plane 2 in the hangar, plane 3 in the hangar, plane 4 in the hangar."
         " Blue: plane 1 in the hangar, plane 2 in the hangar, plane 3 in the hangar, plane 4 in the hangar."
     ]
-    for _ in range(200):  # until some player may move
-        state = key_step(tab)
-        if state == "move":
+    for _ in range(200):  # roll until some player may move
+        tab.wait_for(f"['ready', 'move'].includes({DIE}) && document.body.dataset.animating !== 'true'", timeout=30_000)
+        if tab.page.evaluate(DIE) == "move":
             break
-    tab.wait_for(f"{DIE} === 'move'")
+        tab.page.keyboard.press("Space")
+        tab.page.wait_for_timeout(100)
     tab.page.keyboard.press("m")
     tab.wait_for("window.__said.filter((entry) => entry.kind === 'asked').length === 2")
     repeated = tab.page.evaluate("window.__said.filter((entry) => entry.kind === 'asked')[1].text")
@@ -134,6 +135,9 @@ def test_a_whole_game_with_the_keyboard_alone(browser: Any, server: Server) -> N
     tab_to("start")
     tab.page.keyboard.press("Enter")
     tab.page.wait_for_selector("body[data-screen=game]")
+    tab_to("speed")
+    tab.page.keyboard.press("End")  # the bots' pace: the fastest
+    assert tab.testid("speed").input_value() == "instant"
     tab_to("die")
     lost = 0
     steps = 0
