@@ -20,7 +20,7 @@ export function makeChat({ app, socket, reactLayer, canTalk, isMine }) {
   const sendBtn = h("button", { class: "btn btn-primary chat-send", type: "submit", "data-testid": "chat-send" });
   const form = h("form", { class: "chat-form", onsubmit: (e) => { e.preventDefault(); send(); } }, input, sendBtn);
   const reactButtons = REACTIONS.map((emoji, i) => h("button", { class: "react-btn", type: "button", "data-testid": `react-${i}`, "data-emoji": emoji, onclick: () => react(emoji) }, emoji));
-  const title = h("h3", { class: "card-title" });
+  const title = h("h2", { class: "card-title" });
   const note = h("small", { class: "muted chat-note" });
   const card = h("div", { class: "card chat-card", "data-testid": "chat" },
     h("div", { class: "card-head" }, title, note),

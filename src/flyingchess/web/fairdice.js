@@ -261,7 +261,7 @@ export function verdictText(result) {
  * @param {{ gameId: string, fetchRecord(): Promise<any> }} o
  */
 export function makeDiceCard({ gameId, fetchRecord }) {
-  const title = h("h3", { class: "card-title" });
+  const title = h("h2", { class: "card-title" });
   const lead = h("p", { class: "dice-lead" });
   const fingerprint = h("code", { class: "dice-fingerprint", "data-testid": "dice-commitment" });
   const status = h("p", { class: "dice-status", "data-testid": "dice-status" });

@@ -74,8 +74,9 @@ export function mountGame(root, app, gameId) {
       advice.askChances();
     },
   });
+  const heading = h("h1", { class: "sr-only" });  // the screen's name for a screen reader's headings list
   const screen = h("section", { class: "screen game-screen" },
-    announcer.region,
+    heading, announcer.region,
     h("div", { class: "board-wrap" }, h("div", { class: "board-frame" }, board.svg, banners.layer, reactLayer, conn), end.layer),
     h("aside", { class: "panel" }, side.bar, invite.card, playCard.card(seats.roleLine, seats.list),
       howTo,  // below the die: on a phone nothing comes between the board and the die
@@ -84,6 +85,7 @@ export function mountGame(root, app, gameId) {
 
   function relabel() {
     board.svg.setAttribute("aria-label", t("board.label"));
+    heading.textContent = t("app.title");
     side.relabel(playback.speed);
     playCard.relabel();
     conn.textContent = t("game.reconnecting");

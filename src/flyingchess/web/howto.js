@@ -9,7 +9,7 @@ const POINTS = ["howto.roll", "howto.move", "howto.jump", "howto.win", "howto.ke
 /** The card, or null when the player has seen it. Call `destroy` when the screen goes. */
 export function howToCard() {
   if (settings().seenHowTo) return null;
-  const title = h("h3", { class: "card-title" });
+  const title = h("h2", { class: "card-title" });  // under the screen's h1
   const list = h("ol", { class: "howto-list" });
   const done = h("button", { class: "btn btn-primary", type: "button", "data-testid": "howto-done",
     onclick: () => { saveSetting("seenHowTo", true); card.remove(); off(); } });

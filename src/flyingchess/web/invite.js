@@ -51,7 +51,7 @@ export function makeInvite(app, gameId) {
     } }, copySvg(15), t("invite.copy"));
     const local127 = /^(localhost|127\.|\[?::1)/.test(location.hostname);
     card.replaceChildren(
-      h("h3", { class: "card-title" }, linkSvg(18), t("invite.title"),
+      h("h2", { class: "card-title" }, linkSvg(18), t("invite.title"),
         view.openSeats ? h("span", { class: "count open-count" }, t("lobby.open-seats", { n: view.openSeats })) : null,
         open && !view.openSeats ? h("button", { class: "invite-close", type: "button", "aria-label": t("end.close"), title: t("end.close"), onclick: () => { open = false; render(view); } }, "×") : null),
       h("div", { class: "invite-body" },

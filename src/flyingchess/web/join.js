@@ -165,7 +165,7 @@ export function mountJoin(root, app, gameId) {
             seat.kind !== "open" && seat.kind !== "bot" && typeof seat.connected === "boolean" ? presenceDot(seat.connected) : null,
             h("span", { class: "player-seat-name", text: seat.kind === "open" ? t("seat.waiting") : seatLabel(seat, true) })));
       })),
-      h("h3", { class: "card-title join-rules-title" }, t("game.rules")),
+      h("h2", { class: "card-title join-rules-title" }, t("game.rules")),
       rulesSummary(game.rules, game.rules_name));
 
     screen.replaceChildren(head, h("div", { class: "join-grid" }, formCard, info));

@@ -1,11 +1,13 @@
 // The game screen's move log: the stored history (fetched once a snapshot arrives) and
 // the live events after it, re-worded when the language changes.
 import { h, fetchReplay, formatEvents, PALETTE } from "./ui.js";
+import { t } from "./i18n.js";
 
 const MAX_LOG = 400;
 
 export function makeMoveLog(gameId) {
-  const list = h("ol", { class: "log", "data-testid": "log", "aria-live": "off" });
+  // focusable: a list that scrolls must be scrollable with the keyboard too
+  const list = h("ol", { class: "log", "data-testid": "log", "aria-live": "off", tabindex: "0" });
   let lines = [];
   let history = [];
   let live = [];
@@ -37,6 +39,7 @@ export function makeMoveLog(gameId) {
 
   /** Every line again, in the current language. */
   function renderAll() {
+    list.setAttribute("aria-label", t("game.log"));
     lines = [];
     for (const batch of [history, ...live]) lines.push(...formatEvents(batch));
     lines = lines.slice(-MAX_LOG);

@@ -31,7 +31,7 @@ export function mountPreferences(root, app) {
     onclick: () => { saveSetting("seenHowTo", false); howTo.disabled = true; } });
   const back = h("button", { class: "btn btn-primary", type: "button", "data-testid": "pref-done",
     onclick: () => (history.length > 1 ? history.back() : app.go("#/")) });
-  const title = h("h2", { class: "card-title" });
+  const title = h("h1", { class: "card-title" });  // the screen's one heading
   const labels = { language: h("span", {}), sound: h("span", {}), autoMove: h("span", {}), motion: h("span", {}), theme: h("span", {}), speed: h("span", {}), chances: h("span", {}), announce: h("span", {}) };
   const row = (label, control) => h("label", { class: "pref-row" }, label, control);
   root.replaceChildren(h("section", { class: "screen prefs-screen" },

@@ -35,9 +35,9 @@ export function mountReplay(root, app, gameId) {
   const rulesBox = h("div", {});
   const homeBtn = h("button", { class: "btn btn-ghost", type: "button", "data-testid": "home", onclick: () => app.go("#/") });
   const continueBox = h("div", { class: "continue-box" });
-  const title = h("h2", { class: "replay-title" });
-  const logTitle = h("h3", { class: "card-title" });
-  const rulesTitle = h("h3", { class: "card-title" });
+  const title = h("h1", { class: "replay-title" });  // the screen's one heading
+  const logTitle = h("h2", { class: "card-title" });
+  const rulesTitle = h("h2", { class: "card-title" });
   const review = makeReview({ app, gameId, go: (n) => go(n), gone: () => destroyed });
   const download = recordLink(gameId, { class: "btn btn-ghost", "data-testid": "download-record" });
 

@@ -16,7 +16,7 @@ export function makeReview({ app, gameId, go, gone }) {
   let review = null;
   let chart = null;
   let shownStep = 0;
-  const title = h("h3", { class: "card-title" });
+  const title = h("h2", { class: "card-title" });
   const body = h("div", { class: "review-body" });
   const card = h("div", { class: "card review-card", "data-testid": "review", hidden: true }, title, body);
   const verdict = h("div", { class: "verdict", "data-testid": "verdict", hidden: true });
@@ -42,7 +42,7 @@ export function makeReview({ app, gameId, go, gone }) {
     body.replaceChildren(
       h("p", { class: "muted review-help" }, t("review.help")),
       chart.el,
-      h("h4", { class: "review-sub" }, t("review.mistakes")),
+      h("h3", { class: "review-sub" }, t("review.mistakes")),
       mistakeList(review, (n) => go(n)));
   }
 

@@ -19,8 +19,8 @@ export function makeSideCards({ app, gameId, log, inviteButton, onSpeed }) {
   // disabled until the server says this page is the host's (its first snapshot)
   const speedSelect = h("select", { "data-testid": "speed", class: "select", disabled: true, onchange: () => onSpeed(speedSelect.value) });
   const speedLabel = h("label", { class: "field-inline" });
-  const logTitle = h("h3", { class: "card-title" });
-  const rulesTitle = h("h3", { class: "card-title" });
+  const logTitle = h("h2", { class: "card-title" });
+  const rulesTitle = h("h2", { class: "card-title" });
   const rulesBox = h("div", { class: "card rules-card" });
   const glyph = (svg) => h("span", { class: "btn-glyph", "aria-hidden": "true" }, svg);
 
