@@ -171,3 +171,20 @@ def test_a_whole_game_with_the_keyboard_alone(browser: Any, server: Server) -> N
     tab.testid("end-screen").wait_for()
     assert lost == 0
     tab.close()
+
+
+def test_each_step_of_a_replay_is_said(browser: Any, server: Server) -> None:
+    tab = Page(browser, server.url)
+    tab.page.wait_for_selector("body[data-screen=home]")
+    set_up_game(tab, {"red": "bot:heuristic", "blue": "bot:random"})
+    tab.testid("end-screen").wait_for(timeout=60_000)
+    tab.page.goto(tab.page.url.replace("#/game/", "#/replay/"))
+    tab.page.wait_for_selector("body[data-screen=replay]")
+    tab.page.evaluate("document.activeElement.blur()")
+    tab.page.keyboard.press("ArrowRight")
+    tab.wait_for("document.querySelector('[data-testid=replay-said]').textContent.startsWith('1 / ')")
+    said = tab.testid("replay-said").text_content()
+    first_step = tab.page.locator("[data-step='1'] .step-lines").text_content()
+    assert said.split(". ", 1)[1].replace(" ", "").startswith(first_step.replace(" ", "")[:20])
+    assert tab.testid("replay-said").get_attribute("aria-live") == "polite"
+    tab.close()

@@ -297,7 +297,10 @@ def test_a_window_too_small_shows_a_notice_and_the_game_comes_back(local: str) -
             assert not app.screen.query_one(TooSmall).region.area
             assert "Red: press Space to roll" in visible_text(app)
             await pilot.press("space")  # the game goes on at the smallest size
-            await pilot.pause(0.3)
+            for _ in range(50):
+                await pilot.pause(0.1)
+                if app.screen.game.actions >= 1:
+                    break
             assert app.screen.game.actions >= 1
 
     asyncio.run(scenario())
@@ -444,3 +447,69 @@ def test_the_terminal_says_when_the_server_is_away_and_goes_on_when_it_is_back(t
         asyncio.run(scenario())
     finally:
         server.stop()
+
+
+@pytest.mark.slow
+@pytest.mark.server
+def test_a_local_game_finds_its_folders_server_again_on_another_port(tmp_path: Path) -> None:
+    """`flyingchess play` stopped under a terminal game and started again (on a new
+    port, as it always is): the terminal finds the folder's new server and goes on."""
+    from flyingchess.server.launch.process import ServerProcess
+    from flyingchess.terminal.app import TerminalApp
+    from flyingchess.terminal.run import LocalServers
+
+    folder = tmp_path / "data"
+    server = ServerProcess(folder)
+    servers = LocalServers(folder)
+
+    async def scenario() -> None:
+        nonlocal server
+        seats = {"red": {"kind": "human"}, "blue": {"kind": "bot", "bot": "heuristic"}}
+        invite, _ = await create_game(server.url, ["red", "blue"], seats)
+        app = TerminalApp(servers.find(), Words("en"), servers=servers)
+        assert not servers.started  # it joined the running server
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            await app.open_game(invite)
+            await pilot.pause(0.3)
+            first = server.url
+            server.kill()
+            server = ServerProcess(folder)
+            assert server.url != first
+            for _ in range(150):
+                await pilot.pause(0.1)
+                if app.screen.client.invite.base == server.url and "Red: press Space to roll" in visible_text(app):
+                    break
+            else:
+                raise AssertionError(visible_text(app))
+            await pilot.press("space")
+            for _ in range(50):
+                await pilot.pause(0.1)
+                if app.screen.game.actions >= 1:
+                    break
+            assert app.screen.game.actions >= 1
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        server.stop()
+        servers.stop()
+
+
+@pytest.mark.slow
+@pytest.mark.server
+def test_a_folder_served_for_a_network_is_not_opened_as_a_local_one(tmp_path: Path) -> None:
+    from flyingchess.server.launch.process import ServerProcess
+    from flyingchess.server.transport.local import ServedForNetwork, local_server
+
+    folder = tmp_path / "data"
+    with ServerProcess(folder, network=True) as server:
+        with pytest.raises(ServedForNetwork, match="for a network"):
+            local_server(folder)
+        done = flyingchess("play", "--terminal", "--data", str(folder))
+        assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
+        assert "flyingchess join" in done.stderr
+        again = flyingchess("play", "--no-browser", "--data", str(folder), timeout=30)
+        assert again.returncode == 2 and f"another flyingchess serves {folder}" in again.stderr
+        assert server.url  # the first one serves on
+        assert server.api("/api/meta")

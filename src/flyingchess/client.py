@@ -504,19 +504,24 @@ class GameClient:
         await self.wait_until(lambda _: colour in self.you.controls, ANSWER_SECONDS)
         return self.token
 
-    async def roll(self) -> Update:
-        """Roll for the seat to move; returns the update that shows the roll."""
-        return await self._act({"type": "roll"})
+    async def roll(self, seen: Game | None = None) -> Update:
+        """Roll for the seat to move; returns the update that shows the roll. `seen`: the
+        game as the caller last showed it (a front end drawing updates as they come):
+        if the game has moved on since, nothing is sent and `Refused("moved-on")` says so."""
+        return await self._act({"type": "roll"}, seen)
 
-    async def move(self, plane: int) -> Update:
+    async def move(self, plane: int, seen: Game | None = None) -> Update:
         """Move `plane` (any plane of a stack names it); returns the update that shows it.
-        (No move is ever a pass to send: the server passes by itself when none is legal.)"""
-        return await self._act({"type": "move", "plane": plane})
+        (No move is ever a pass to send: the server passes by itself when none is legal.)
+        `seen` as for `roll`: a move is never played for a roll the player has not seen."""
+        return await self._act({"type": "move", "plane": plane}, seen)
 
-    async def _act(self, request: dict[str, Any]) -> Update:
+    async def _act(self, request: dict[str, Any], seen: Game | None = None) -> Update:
         game = self.game
         if game is None:
             raise ClientError("no game yet: connect first")
+        if seen is not None and seen.actions != game.actions:
+            raise Refused("moved-on", "the game has moved on since it was shown")
         sent = {**request, "at": game.actions}
         where = _where(game)
         self._lost_request = {"request": sent, "at": where, "lost": False}

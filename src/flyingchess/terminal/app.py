@@ -10,8 +10,10 @@ terminal.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any, ClassVar, Final
 
 from rich.style import Style
@@ -25,15 +27,20 @@ from textual.widgets import Button, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..board import COLOURS
-from ..client import ClientError, Game, GameClient, Invite, Refused, create_game, server_json
+from ..client import ClientError, Game, GameClient, Invite, Refused, Unreachable, create_game, server_json
 from .fit import TooSmall, fit
 from .game_screen import GameScreen
 from .words import LETTERS, Words
+
+MAX_LISTED: Final = 1000
+"""The games in progress the list shows at most (the newest changed)."""
 
 CSS: Final = """
 Screen { layout: vertical; }
 #game { height: 1fr; }
 #panel { width: 1fr; padding: 0 1; }
+#panel > Static { height: auto; }
+#log { height: 1fr; border: none; padding: 0; background: transparent; scrollbar-size-vertical: 1; }
 #keys { height: auto; dock: bottom; padding: 0 0 0 1; }
 #too-small { display: none; width: 100%; height: 100%; content-align: center middle; text-style: bold; }
 Screen.-too-small > * { display: none; }
@@ -50,6 +57,8 @@ Choice:focus { background: $accent; color: $text; text-style: bold; }
 
 class HomeScreen(Screen[None]):
     """The saved games, newest first (unfinished ones can be resumed), and a new game."""
+
+    warned = False
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "new_game", show=False),
@@ -83,13 +92,17 @@ class HomeScreen(Screen[None]):
         games.clear_options()
         games.add_option(Option(Text(f"+ {words('home.new-game')}", Style(bold=True)), id="new"))
         try:
-            listed = await server_json(app.base, "/api/games?limit=50")
+            summaries = await app.unfinished_games()
+        except Unreachable:
+            if not await app.find_server():
+                app.notify(app.words("hint.unreachable"), severity="error")
+                return
+            summaries = await app.unfinished_games()
         except ClientError as error:
             app.notify(app.error_text(error), severity="error")
             return
-        for summary in listed.get("games", []):
-            if not summary.get("over"):
-                games.add_option(Option(_summary_text(words, summary), id=str(summary["id"])))
+        for summary in summaries:
+            games.add_option(Option(_summary_text(words, summary), id=str(summary["id"])))
         games.highlighted = 0
         games.focus()
 
@@ -110,7 +123,17 @@ class HomeScreen(Screen[None]):
         await self.reload()
 
     def action_quit_app(self) -> None:
-        self.app.exit()
+        app: TerminalApp = self.app  # type: ignore[assignment]
+        others = app.servers.pages() if app.servers is not None else 0
+        if others and not self.warned:  # quitting stops the server they play on
+            self.warned = True
+            app.notify(app.words("term.others-connected"), severity="warning", timeout=5)
+            self.set_timer(5, self._forget_warning)
+            return
+        app.exit()
+
+    def _forget_warning(self) -> None:
+        self.warned = False
 
 
 def _summary_text(words: Words, summary: Mapping[str, Any]) -> Text:
@@ -120,8 +143,17 @@ def _summary_text(words: Words, summary: Mapping[str, Any]) -> Text:
     rules = summary.get("rules_name")
     text.append(f"  {words(f'preset.{rules}') if rules else words('preset.custom')}")
     text.append(f"  · {words('home.actions', n=summary.get('actions', 0))}", Style(dim=True))
-    text.append(f"  · {str(summary.get('updated', ''))[:16].replace('T', ' ')}", Style(dim=True))
+    text.append(f"  · {_local_time(str(summary.get('updated', '')))}", Style(dim=True))
     return text
+
+
+def _local_time(stamp: str) -> str:
+    """The server's UTC time (ISO 8601) in this computer's time zone, to the minute."""
+    try:
+        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return stamp
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
 class Choice(Static, can_focus=True):
@@ -244,8 +276,11 @@ class TerminalApp(App[None]):
         mono: bool = False,
         speed: str = "normal",
         joined: GameClient | None = None,
+        servers: Any = None,
     ) -> None:
         super().__init__()
+        self.servers = servers
+        """The data folder's servers (run.py's LocalServers) for a local game, else None."""
         self.base = base
         self.words = words
         self.mono = mono
@@ -274,6 +309,30 @@ class TerminalApp(App[None]):
         else:
             await self.push_screen(HomeScreen())
 
+    async def find_server(self) -> bool:
+        """The folder's server went away: find it again (or start one); True when the
+        address changed."""
+        if self.servers is None:
+            return False
+        try:
+            base: str = await asyncio.to_thread(self.servers.find)
+        except OSError as error:
+            self.notify(str(error), severity="error")
+            return False
+        changed = base.rstrip("/") != self.base.rstrip("/")
+        self.base = base
+        return changed
+
+    async def unfinished_games(self) -> list[dict[str, Any]]:
+        """Every game in progress on the server, newest change first (page after page)."""
+        found: list[dict[str, Any]] = []
+        offset: int | None = 0
+        while offset is not None and len(found) < MAX_LISTED:
+            listed = await server_json(self.base, f"/api/games?limit=200&offset={offset}")
+            found += [summary for summary in listed.get("games", []) if not summary.get("over")]
+            offset = listed.get("next")
+        return found[:MAX_LISTED]
+
     def fail(self, why: str) -> None:
         self.failure = why
         self.exit(return_code=2)
@@ -301,6 +360,8 @@ class TerminalApp(App[None]):
 
     def error_text(self, error: ClientError) -> str:
         """A refusal in the player's words (the page's error messages), else the error's line."""
+        if isinstance(error, Unreachable):
+            return self.words("hint.unreachable")
         if isinstance(error, Refused):
             said = self.words(f"error.{error.code}", message=str(error))
             if said != f"error.{error.code}":

@@ -21,17 +21,22 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import RichLog, Static
 
-from ..client import ClientError, Game, GameClient, Move, Update, server_json
+from ..client import ClientError, Game, GameClient, Invite, Move, Refused, Update, server_json
+from ..events import Event
 from .fit import TooSmall, fit
-from .narrate import Line, log_lines
-from .panel import chances_text, log_text, moves_text, players_text, rules_text, status_text
+from .narrate import log_lines
+from .panel import chances_text, log_line_text, moves_text, players_text, rules_text, status_text
 from .picture import Mark, board_lines, move_mark
 
 if TYPE_CHECKING:
     from .app import TerminalApp
 
+PANEL_COLUMNS = 50
+"""Columns kept beside the board for the panel (a player's line fits in them)."""
+RELOCATE_SECONDS = 3.0
+"""How long a local game's connection may stay down before it looks for its server again."""
 AUTO_MOVE_SECONDS = 0.4
 """How long the roll shows before a move with no choice is played for the player."""
 
@@ -106,7 +111,8 @@ class GameScreen(Screen[None]):
         self.client = client
         self.game: Game | None = None
         self.chosen = 0
-        self.lines: list[Line] = []
+        self.events: list[Event] = []
+        """Every event since the screen opened: the log, told again in a new language."""
         self.auto = True
         self.show_chances = False
         self.show_rules = False
@@ -116,6 +122,8 @@ class GameScreen(Screen[None]):
         """When the screen last drew a change (the redraw benchmark reads it)."""
         self.following: asyncio.Task[None] | None = None
         self.shown_connected = True
+        self.down_since: float | None = None
+        self.relocating = False
 
     @property
     def terminal(self) -> TerminalApp:
@@ -130,7 +138,7 @@ class GameScreen(Screen[None]):
                 yield Static(id="status")
                 yield Static(id="moves")
                 yield Static(id="extra")
-                yield Static(id="log")
+                yield RichLog(id="log", wrap=True, auto_scroll=True, markup=False)
         yield Static(id="keys")
         yield TooSmall(id="too-small")
 
@@ -143,10 +151,33 @@ class GameScreen(Screen[None]):
         self.draw()
 
     def _watch_connection(self) -> None:
-        """Say so while the connection is down (the client opens it again by itself)."""
+        """Say so while the connection is down (the client opens it again by itself);
+        after a few seconds of it, a local game looks for its folder's server again (it
+        may have been started again elsewhere)."""
         if self.client.connected != self.shown_connected:
             self.shown_connected = self.client.connected
+            self.down_since = None if self.client.connected else time.monotonic()
             self.draw()
+        down = self.down_since is not None and time.monotonic() - self.down_since > RELOCATE_SECONDS
+        if down and self.terminal.servers is not None and not self.relocating:
+            self.relocating = True
+            self.run_worker(self._relocate(), group="relocate")
+
+    async def _relocate(self) -> None:
+        try:
+            if await self.terminal.find_server() and self.game is not None:
+                moved = GameClient(Invite(self.terminal.base.rstrip("/"), self.game.id), self.client.token)
+                await moved.connect()
+                old, self.client = self.client, moved
+                if self.following is not None:
+                    self.following.cancel()
+                await old.close()
+                self.following = asyncio.get_running_loop().create_task(self._follow())
+        except ClientError as error:
+            self.say(self.terminal.error_text(error), error=True)
+        finally:
+            self.down_since = time.monotonic() if not self.client.connected else None
+            self.relocating = False
 
     async def _follow(self) -> None:
         """Every update the server sends, drawn as it comes; the log grows with its events."""
@@ -157,13 +188,17 @@ class GameScreen(Screen[None]):
             self.say(self.terminal.error_text(error), error=True)
         except asyncio.CancelledError:
             raise
+        except Exception as error:  # a fault of ours: said, never a traceback over the board
+            self.say(f"{type(error).__name__}: {error}", error=True)
 
     def _take(self, update: Update) -> None:
         before = self.game
         self.game = update.game
         if update.snapshot and (before is None or before.actions != update.game.actions):
-            self.lines = []
-        self.lines.extend(log_lines(self.terminal.words, update.events))
+            self.events = []
+            self.query_one(RichLog).clear()
+        self.events.extend(update.events)
+        self._write_log(update.events)
         if before is None or before.actions != update.game.actions or before.phase != update.game.phase:
             self.chosen = 0
             self.chances = None
@@ -184,8 +219,9 @@ class GameScreen(Screen[None]):
         game = self.game
         you = self.client.you
         columns, rows = self.size
-        board_room = (max(columns - 44, 32), max(rows - 2, 17))
-        move = game.moves[self.chosen] if game is not None and 0 <= self.chosen < len(game.moves) else None
+        board_room = (max(columns - PANEL_COLUMNS, 32), max(rows - 2, 17))
+        options = self.options()
+        move = options[self.chosen] if 0 <= self.chosen < len(options) else None
         mine = game is not None and game.to_move in you.controls and game.phase == "move"
         self.query_one(BoardView).show(game, move if mine else None, mono, board_room)
         if game is None:
@@ -201,17 +237,33 @@ class GameScreen(Screen[None]):
         if self.message:
             status = Text.assemble(status, "\n", self.message)
         self.query_one("#status", Static).update(status)
-        self.query_one("#moves", Static).update(moves_text(words, game, self.chosen, mono) if mine else "")
+        self.query_one("#moves", Static).update(
+            moves_text(words, game, self.options(), self.chosen, mono) if mine else ""
+        )
         extra = Text()
         if self.show_rules:
             extra = rules_text(words, game.state.rules, game.raw.get("rules_name"))
         elif self.show_chances:
             extra = chances_text(words, self.chances, mono)
         self.query_one("#extra", Static).update(extra)
-        used = 1 + len(game.state.players) + 2 + (len(game.moves) if mine else 0) + (extra.plain.count("\n") + 1)
-        self.query_one("#log", Static).update(log_text(self.lines, max(rows - used - 2, 0), mono))
         self.query_one("#keys", Static).update(Text(words("term.keys-game"), Style(dim=True)))
         self.drawn_at = time.perf_counter()
+
+    def _write_log(self, events: list[Event] | tuple[Event, ...]) -> None:
+        log = self.query_one(RichLog)
+        for line in log_lines(self.terminal.words, events):
+            log.write(log_line_text(line, self.terminal.mono))
+
+    def options(self) -> list[Move]:
+        """The player's choices: one move for each (planes that would make the same move
+        are one choice, as on the page)."""
+        game = self.game
+        if game is None or game.phase != "move":
+            return []
+        first: dict[int, Move] = {}
+        for move in game.moves:
+            first.setdefault(move.choice, move)
+        return list(first.values())
 
     def say(self, text: str, error: bool = False) -> None:
         self.message = Text(
@@ -222,11 +274,15 @@ class GameScreen(Screen[None]):
     # -------------------------------------------------------------- acting
 
     def _act(self, work: Any) -> None:
-        """Send a request without holding the screen; a refusal is said in the panel."""
+        """Send a request without holding the screen; a refusal is said in the panel (but
+        "moved-on": the game went on before it, which the screen shows by itself)."""
 
         async def acting() -> None:
             try:
                 await work
+            except Refused as error:
+                if error.code != "moved-on":
+                    self.say(self.terminal.error_text(error), error=True)
             except ClientError as error:
                 self.say(self.terminal.error_text(error), error=True)
 
@@ -236,31 +292,48 @@ class GameScreen(Screen[None]):
         game = self.game
         return game is not None and game.phase == phase and game.to_move in self.client.you.controls
 
+    def _not_now(self) -> None:
+        """A key that cannot act now says why: roll first, or whose turn it is."""
+        game, words = self.game, self.terminal.words
+        if game is None or game.phase == "over" or not game.started:
+            return
+        if self._mine("roll"):
+            self.say(words("term.roll-first"))
+        elif game.to_move is not None:
+            self.say(words("term.not-your-turn", player=words.colour(game.to_move)))
+
     def action_roll(self) -> None:
         if self._mine("roll"):
-            self._act(self.client.roll())
+            self._act(self.client.roll(self.game))
         elif self._mine("move"):
             self.say(self.terminal.words("term.choose-first"))
+        else:
+            self._not_now()
 
     def action_move(self, plane: int) -> None:
         game = self.game
         if not self._mine("move") or game is None:
+            self._not_now()
             return
         move = next((move for move in game.moves if plane in move.planes), None)
         if move is None:
             self.say(self.terminal.words("term.cannot-move", plane=plane + 1))
             return
-        self._act(self.client.move(move.plane))
+        self._act(self.client.move(move.plane, game))
 
     def action_choose(self, step: int) -> None:
-        if self._mine("move") and self.game is not None and self.game.moves:
-            self.chosen = (self.chosen + step) % len(self.game.moves)
+        options = self.options()
+        if self._mine("move") and options:
+            self.chosen = (self.chosen + step) % len(options)
             self.draw()
+        else:
+            self._not_now()
 
     def action_play_chosen(self) -> None:
-        if self._mine("move") and self.game is not None and self.game.moves:
-            self._act(self.client.move(self.game.moves[self.chosen].plane))
-        elif self._mine("roll"):
+        options = self.options()
+        if self._mine("move") and options:
+            self._act(self.client.move(options[min(self.chosen, len(options) - 1)].plane, self.game))
+        else:
             self.action_roll()
 
     def _auto_move(self) -> None:
@@ -270,8 +343,9 @@ class GameScreen(Screen[None]):
 
             async def later() -> None:
                 await asyncio.sleep(AUTO_MOVE_SECONDS)
-                if self.game is not None and self.game.actions == actions and self._mine("move"):
-                    await self.client.move(self.game.moves[0].plane)
+                shown = self.game
+                if shown is not None and shown.actions == actions and self._mine("move"):
+                    await self.client.move(shown.moves[0].plane, shown)
 
             self._act(later())
 
@@ -318,8 +392,8 @@ class GameScreen(Screen[None]):
 
     def action_language(self) -> None:
         self.terminal.next_language()
-        if self.game is not None:
-            self.lines = []  # the old lines were in the other language; what comes next is in this one
+        self.query_one(RichLog).clear()
+        self._write_log(self.events)  # the whole log again, in the new language
         self.draw()
 
     async def action_leave(self) -> None:

@@ -131,4 +131,4 @@ def preview_text(words: Words, colour: str, move: Any) -> str:
         parts.append(words("preview.capture", planes=planes_text(hit["colour"], hit["planes"])))
     if move.end == CENTRE:
         parts.append(words("preview.finish"))
-    return f"{planes_text(colour, move.planes)}: {words('list-separator').join(parts)}"
+    return words("term.preview", planes=planes_text(colour, move.planes), what=words("list-separator").join(parts))

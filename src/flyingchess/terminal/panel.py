@@ -53,7 +53,7 @@ def players_text(words: Words, game: Game, you: You, mono: bool) -> Text:
         home = sum(1 for progress in planes if progress == CENTRE)
         place = state.ranking.index(colour) + 1 if colour in state.ranking else None
         status = words("end.place", n=place) if place else words("game.home-count", n=home)
-        text.append("▶ " if turn else "  ", Style(bold=True))
+        text.append("▶ " if turn and game.started else "  ", Style(bold=True))
         text.append(f"{LETTERS[colour]} {words.colour(colour)}", _colour_style(colour, mono, bold=True))
         text.append(f"  {seat_label(words, seat, colour in you.controls)}", Style(bold=turn))
         text.append(f"  · {status}\n", Style(dim=True))
@@ -82,27 +82,27 @@ def status_text(words: Words, game: Game, you: You) -> Text:
     return text
 
 
-def moves_text(words: Words, game: Game, chosen: int, mono: bool) -> Text:
-    """The legal moves, one choice a line with its key (1-4: the plane), the chosen one marked."""
+def moves_text(words: Words, game: Game, options: Sequence[Any], chosen: int, mono: bool) -> Text:
+    """The player's choices, a line each with its keys (1-4: any plane that makes that
+    move), the chosen one marked."""
     text = Text()
     colour = game.to_move
     if colour is None or game.phase != "move":
         return text
-    for index, move in enumerate(game.moves):
+    for index, move in enumerate(options):
         selected = index == chosen
         style = Style(reverse=True, bold=True) if selected else Style()
-        text.append(f"{'›' if selected else ' '} {move.plane + 1}  ", style)
+        keys = "/".join(str(m.plane + 1) for m in game.moves if m.choice == move.choice)
+        text.append(f"{'›' if selected else ' '} {keys}  ", style)
         text.append(preview_text(words, colour, move), style + _colour_style(None if selected else colour, mono))
         text.append("\n")
     return text
 
 
 def chances_text(words: Words, chances: Mapping[str, float] | None, mono: bool) -> Text:
-    text = Text(words("term.chances") + ": ", Style(bold=True))
-    if not chances:
-        return text
-    for colour, chance in chances.items():
-        text.append(f"{LETTERS[colour]} {round(chance * 100)}%  ", _colour_style(colour, mono))
+    text = Text(words("term.chances"), Style(bold=True))
+    for colour, chance in (chances or {}).items():
+        text.append(f"  {LETTERS[colour]} {round(chance * 100)}%", _colour_style(colour, mono))
     return text
 
 
@@ -117,16 +117,13 @@ def _value_label(words: Words, name: str, value: Any) -> str:
 def rules_text(words: Words, rules: Rules, name: str | None) -> Text:
     """The game's rules: its preset's name, then every option and its value."""
     title = words(f"preset.{name}") if name else words("preset.custom")
-    text = Text(f"{words('game.rules')}: {title}\n", Style(bold=True))
+    text = Text(words("term.rules-title", name=title) + "\n", Style(bold=True))
     for spec in OPTIONS:
         text.append(f"  {words(f'opt.{spec.name}')}: ", Style(dim=True))
         text.append(_value_label(words, spec.name, getattr(rules, spec.name)) + "\n")
     return text
 
 
-def log_text(lines: Sequence[Line], count: int, mono: bool) -> Text:
-    """The last `count` lines of the move log, newest last."""
-    text = Text()
-    for line in lines[-count:] if count > 0 else []:
-        text.append(line.text + "\n", _colour_style(line.colour, mono, bold=line.strong))
-    return text
+def log_line_text(line: Line, mono: bool) -> Text:
+    """One line of the move log, in its player's colour (strong lines bold)."""
+    return Text(line.text, _colour_style(line.colour, mono, bold=line.strong))

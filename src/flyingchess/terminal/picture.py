@@ -159,8 +159,9 @@ def board_lines(state: State, width: int = 2, height: int = 1, mono: bool = Fals
     frame = Style(dim=True)
     lines = [Text("┌" + "─" * (size * width) + "┐", style=frame)]
     for y in range(size):
-        row = Text("│", style=frame)
-        blank = Text("│", style=frame)
+        row, blank = Text(), Text()  # the frame's dim must not become the row's base style
+        row.append("│", frame)
+        blank.append("│", frame)
         for x in range(size):
             text, style = _cell_text((x, y), planes.get((x, y)), mark, width, mono)
             row.append(text, style)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
+from typing import Any
 
 from ..client import ClientError, GameClient, Invite
 from .words import Words
@@ -21,26 +22,52 @@ def _prepare_terminal(mono: bool) -> None:
         os.environ["NO_COLOR"] = "1"  # Textual draws its own parts without colour too
 
 
+class LocalServers:
+    """The data folder's server, for the terminal game: found (or started here) at the
+    start, and found again when it goes away (a `flyingchess play` stopped, or started
+    again on another port); the ones started here are stopped at the end."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.started: list[Any] = []
+
+    def find(self) -> str:
+        """The folder's server's address (OSError when there can be none)."""
+        from ..server.transport.local import local_server
+
+        base, started = local_server(self.folder)
+        if started is not None:
+            self.started.append(started)
+        return base
+
+    def pages(self) -> int:
+        """Pages (a browser's, another terminal's) on the servers started here."""
+        return sum(server.pages() for server in self.started)
+
+    def stop(self) -> None:
+        for server in self.started:
+            server.stop()
+
+
 def play_local(folder: Path, words: Words, mono: bool, speed: str) -> None:
     """The terminal game over the data folder's local server: the one already running
     for it (a `flyingchess play` in the browser), else one started here until the end."""
     from ..server.errors import StoreError
-    from ..server.transport.local import local_server
     from .app import TerminalApp
 
+    servers = LocalServers(folder)
     try:
-        base, started = local_server(folder)
+        base = servers.find()
     except (OSError, StoreError) as error:
         raise TerminalError(f"cannot open the games in {folder}: {error}") from None
     try:
         _prepare_terminal(mono)
-        app = TerminalApp(base, words, mono=mono, speed=speed)
+        app = TerminalApp(base, words, mono=mono, speed=speed, servers=servers)
         app.run()
         if app.failure is not None:
             raise TerminalError(app.failure)
     finally:
-        if started is not None:
-            started.stop()
+        servers.stop()
 
 
 async def _seat(link: str, colour: str | None, name: str, token: str | None) -> GameClient:
@@ -80,8 +107,10 @@ def join(link: str, words: Words, *, colour: str | None, name: str, token: str |
     finally:
         loop.close()
     _prepare_terminal(mono)
-    app = TerminalApp(client.invite.base, words, mono=mono, joined=GameClient(client.invite, client.token))
+    seat = GameClient(client.invite, client.token)
+    app = TerminalApp(client.invite.base, words, mono=mono, joined=seat)
     app.run()
     if app.failure is not None:
         raise TerminalError(app.failure)
-    return client.token
+    over = seat.game is not None and seat.game.phase == "over"
+    return None if over else client.token  # a seat to come back to, while the game goes on

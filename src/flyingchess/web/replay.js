@@ -27,7 +27,9 @@ export function mountReplay(root, app, gameId) {
   playBtn.classList.add("btn-primary");
   let playing = false;
   const slider = h("input", { type: "range", min: "0", max: "0", value: "0", step: "1", class: "slider", "data-testid": "replay-slider", oninput: () => go(Number(slider.value)) });
-  const position = h("span", { class: "position", "data-testid": "replay-position", "aria-live": "polite" }, "0 / 0");
+  const position = h("span", { class: "position", "data-testid": "replay-position" }, "0 / 0");
+  // what a screen reader hears at each step: where the replay is and what happened there
+  const stepSaid = h("p", { class: "sr-only", "aria-live": "polite", "data-testid": "replay-said" });
   const turnCard = h("div", { class: "turn-card", "data-testid": "turn" });
   const dieSvg = dieFace(0);
   const dieBox = h("div", { class: "die die-static", "data-testid": "die", "data-state": "over" }, dieSvg);
@@ -45,7 +47,7 @@ export function mountReplay(root, app, gameId) {
     h("div", { class: "panel-bar" }, homeBtn, h("div", { class: "spacer" }), download),
     h("div", { class: "card play-card" }, title, turnCard,
       h("div", { class: "replay-controls" }, first, prev, dieBox, next, last, playBtn),
-      h("div", { class: "slider-row" }, slider, position), review.verdict, continueBox),
+      h("div", { class: "slider-row" }, slider, position), stepSaid, review.verdict, continueBox),
     review.card,
     h("div", { class: "card log-card" }, logTitle, logList),
     h("div", { class: "card" }, rulesTitle, rulesBox)));
@@ -103,6 +105,8 @@ export function mountReplay(root, app, gameId) {
   function renderInfo() {
     const st = stateAt(pos);
     position.textContent = `${pos} / ${total()}`;
+    const lines = pos > 0 ? formatEvents(data.steps[pos - 1].events).map((l) => l.node.textContent.replace(/\s+/g, " ").trim()) : [];
+    stepSaid.textContent = [position.textContent, ...lines].join(". ");
     slider.max = String(total());
     slider.value = String(pos);
     const colour = st.over ? st.winner : pos > 0 ? data.steps[pos - 1].events.find((e) => e.type === "roll")?.colour || st.turn : st.turn;

@@ -21,7 +21,7 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
-from typing import IO, Final
+from typing import IO, Final, NamedTuple
 
 try:
     import fcntl
@@ -42,11 +42,13 @@ class FolderLock:
         self.handle = handle
         self.folder = folder
 
-    def publish(self, address: str) -> None:
-        """Say where this process serves the folder (after it listens)."""
+    def publish(self, address: str, network: bool = False) -> None:
+        """Say where this process serves the folder (after it listens), and whether it
+        serves it for a network (pages prove their seats with tokens: not a local game's)."""
         note = self.folder / ADDRESS_FILE
         temporary = note.with_suffix(".tmp")
-        temporary.write_text(json.dumps({"address": address, "pid": os.getpid()}), encoding="utf-8")
+        said = {"address": address, "pid": os.getpid(), "network": network}
+        temporary.write_text(json.dumps(said), encoding="utf-8")
         temporary.replace(note)
 
     def close(self) -> None:
@@ -68,9 +70,17 @@ def claim_folder(folder: Path) -> FolderLock | None:
     return FolderLock(handle, folder)
 
 
-def running_address(folder: Path, wait: float = 2.0) -> str | None:
-    """The address of the server another process runs for this folder, if one does and
-    answers (it may have just taken the lock and not yet said where it listens)."""
+class Running(NamedTuple):
+    """The server another process runs for a data folder."""
+
+    address: str
+    pid: int
+    network: bool
+
+
+def running_server(folder: Path, wait: float = 2.0) -> Running | None:
+    """The server another process runs for this folder, if one does and answers (it may
+    have just taken the lock and not yet said where it listens)."""
     if fcntl is None:
         return None
     lock = claim_folder(folder)
@@ -79,21 +89,30 @@ def running_address(folder: Path, wait: float = 2.0) -> str | None:
         return None
     deadline = time.monotonic() + wait
     while True:
-        address = _published(folder)
-        if address is not None and answers(address):
-            return address
+        found = _published(folder)
+        if found is not None and answers(found.address):
+            return found
         if time.monotonic() > deadline:
             return None
         time.sleep(0.05)
 
 
-def _published(folder: Path) -> str | None:
+def running_address(folder: Path, wait: float = 2.0) -> str | None:
+    found = running_server(folder, wait)
+    return found.address if found is not None else None
+
+
+def _published(folder: Path) -> Running | None:
     try:
         said = json.loads((folder / ADDRESS_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    address = said.get("address") if isinstance(said, dict) else None
-    return address if isinstance(address, str) and address.startswith("http://") else None
+    if not isinstance(said, dict):
+        return None
+    address, pid = said.get("address"), said.get("pid")
+    if not (isinstance(address, str) and address.startswith("http://") and isinstance(pid, int)):
+        return None
+    return Running(address, pid, said.get("network") is True)
 
 
 def answers(address: str, timeout: float = 1.0) -> bool:
@@ -118,6 +137,7 @@ class ThreadServer:
         from ..protocol import MAX_MESSAGE_BYTES
         from ..storage.store import SqliteStore
         from .app import create_app
+        from .run import DrainingServer
 
         self.lock = lock
         self.store = SqliteStore(folder / "games.sqlite3")
@@ -129,7 +149,7 @@ class ThreadServer:
         config = uvicorn.Config(
             self.app, log_level="error", log_config=None, ws_max_size=MAX_MESSAGE_BYTES, server_header=False
         )
-        self.server = uvicorn.Server(config)
+        self.server = DrainingServer(config, self.app)  # SIGTERM's way: rooms finish and hand over
         self.thread = threading.Thread(
             target=self.server.run, kwargs={"sockets": [self.socket]}, name="flyingchess server", daemon=True
         )
@@ -149,20 +169,37 @@ class ThreadServer:
         """Stop serving: the rooms hand over what is queued and the store is closed
         (every move is saved), then the lock goes."""
         self.server.should_exit = True
-        self.thread.join(10)
+        self.thread.join(30)
+        if self.thread.is_alive():  # never close the store under a server still writing
+            raise OSError("the local game server did not stop in 30 s")
         self.app.state.store.close()
         self.store.close()
         self.socket.close()
         self.lock.close()
 
+    def pages(self) -> int:
+        """Pages connected to its rooms now (a browser's, another terminal's)."""
+        rooms = self.app.state.rooms.rooms.values()
+        return sum(len(room.presence.watchers) for room in rooms)
+
+
+class ServedForNetwork(OSError):
+    """The folder's server runs for a network: its games belong to pages with tokens."""
+
 
 def local_server(folder: Path) -> tuple[str, ThreadServer | None]:
     """The address of the folder's local server: the running one, else one started in
-    a thread here (returned too, to be stopped at the end)."""
+    a thread here (returned too, to be stopped at the end). `ServedForNetwork` when the
+    folder's server is a network one (`serve`, `play --lan`)."""
     for _ in range(3):  # the lock can change hands between the two questions
-        address = running_address(folder)
-        if address is not None:
-            return address, None
+        found = running_server(folder)
+        if found is not None and found.network:
+            raise ServedForNetwork(
+                f"flyingchess serves {folder} for a network (process {found.pid}, {found.address}):"
+                " play its games with `flyingchess join`, or stop it, or give --data another folder"
+            )
+        if found is not None:
+            return found.address, None
         lock = claim_folder(folder)
         if lock is not None:
             server = ThreadServer(folder, lock)

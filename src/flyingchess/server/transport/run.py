@@ -35,7 +35,7 @@ from ..storage.store import SqliteStore
 from .app import create_app
 from .connections import ConnectionGuard, guarded_protocols, is_loopback, quiet_repeated_logs, raise_open_files_limit
 from .guard import LOOPBACK_NAMES, HostPolicy
-from .local import FolderLock, claim_folder, running_address
+from .local import FolderLock, claim_folder, running_server
 
 log = logging.getLogger("flyingchess.server")
 DRAIN_SECONDS: Final = 10.0
@@ -279,14 +279,14 @@ def serve(options: ServeOptions) -> int:
             return 2
     local = options.host in LOOPBACK_NAMES and not options.network
     claim: FolderLock | None = None
-    if local and not options.database:  # one loopback server per data folder (local.py)
+    if not options.database:  # one server per data folder's SQLite file (local.py)
         try:
             claim = claim_folder(folder)
         except OSError:
             pass  # a folder that cannot be made: the store says why below
         else:
             if claim is None:
-                return _join_running(folder, options.open_browser)
+                return _join_running(folder, options.open_browser, local)
     try:
         store = open_database(options.database) if options.database else SqliteStore(folder / "games.sqlite3")
     except ImportError as error:
@@ -379,7 +379,7 @@ def serve(options: ServeOptions) -> int:
     server = DrainingServer(config, app)
     tune_garbage_collector()
     if claim is not None:
-        claim.publish(address)
+        claim.publish(address, network=not local)
     if options.open_browser:
         open_browser_soon(address)
     # uvicorn stops gracefully on SIGTERM, then raises the signal again: to this handler,
@@ -399,16 +399,24 @@ def serve(options: ServeOptions) -> int:
     return 0
 
 
-def _join_running(folder: Path, open_browser: bool) -> int:
-    """Another process serves this data folder on loopback: open its page instead of
-    starting a second server over the same file (local.py)."""
-    running = running_address(folder)
+def _join_running(folder: Path, open_browser: bool, local: bool) -> int:
+    """Another process serves this data folder: a local `play` opens its page (when it
+    is a local one too), anything else stops with one line; never a second server over
+    the same file (local.py)."""
+    running = running_server(folder)
     if running is None:
         print(f"flyingchess: another flyingchess holds {folder} but does not answer", file=sys.stderr)
         return 2
-    print(f"flyingchess is already running at {running}  (for {folder}): opening it", flush=True)
+    if not local or running.network:
+        print(
+            f"flyingchess: another flyingchess serves {folder} (process {running.pid}, {running.address}):"
+            " stop it, or give --data another folder",
+            file=sys.stderr,
+        )
+        return 2
+    print(f"flyingchess is already running at {running.address}  (for {folder}): opening it", flush=True)
     if open_browser:
-        open_browser_soon(running)
+        open_browser_soon(running.address)
     return 0
 
 
