@@ -748,7 +748,7 @@ def test_how_to_play_shows_beside_the_first_game_until_dismissed(browser: Any, s
     tab = Page(browser, server.url, width=390, height=844)
     set_up_game(tab, {"red": "human", "blue": "bot:random"})
     howto = tab.testid("howto")
-    assert howto.is_visible() and howto.locator("li").count() == 4
+    assert howto.is_visible() and howto.locator("li").count() == 5  # roll, move, jump, win, the keys
     tab.testid("die").click()  # it never stands in the way of play
     tab.testid("howto-done").click()
     assert tab.testid("howto").count() == 0

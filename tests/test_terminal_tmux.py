@@ -88,7 +88,7 @@ def test_a_whole_game_played_in_a_real_terminal(tmux: list[str], tmp_path: Path,
         assert time.monotonic() < deadline, shown
         assert "Traceback" not in shown
         keys(tmux, "Enter")
-        time.sleep(0.12)
+        time.sleep(0.08)
     keys(tmux, "q")
     wait_for(tmux, words("home.new-game"))
     keys(tmux, "q")
