@@ -1,5 +1,5 @@
 // Start-up, hash routing (#/, #/new, #/game/ID, #/join/ID, #/replay/ID), the header and the language switcher.
-import { LANGS, detectLang, setLang, lang, t, onLangChange } from "./i18n.js";
+import { LANGS, detectLang, setLang, lang, t, onLangChange, prefetchLanguages } from "./i18n.js";
 import { setBotLevels, h, api, logoSvg, toast, globeSvg, gearSvg, reportError, showFault } from "./ui.js";
 import { mountHome } from "./home.js";
 import { mountSetup } from "./setup.js";
@@ -38,6 +38,7 @@ function buildHeader() {
   const select = h("select", { class: "select lang-select", "data-testid": "lang-select", "aria-label": "Language" },
     ...LANGS.map((l) => h("option", { value: l.code }, l.label)));
   select.value = lang();
+  for (const reach of ["pointerenter", "focus", "touchstart"]) select.addEventListener(reach, prefetchLanguages, { once: true, passive: true });
   select.addEventListener("change", () => {
     document.getElementById("toasts")?.replaceChildren();  // a toast in the old language goes
     setLang(select.value);

@@ -50,8 +50,10 @@ function load(code) {
 }
 
 let prefetched = false;
-/** Fetch the other catalogues in the background, so switching language is instant. */
-function prefetchOthers() {
+/** Fetch the other catalogues in the background, so switching language is instant:
+ * when the player reaches for a language select (eight catalogues are not worth every
+ * first visit's bytes). */
+export function prefetchLanguages() {
   if (prefetched) return;
   prefetched = true;
   for (const l of LANGS) if (!cache[l.code]) load(l.code).catch(() => {});
@@ -72,7 +74,6 @@ export async function setLang(code, remember = true) {
   const info = LANGS.find((l) => l.code === code) || LANGS[0];
   plurals = new Intl.PluralRules(info.tag || code);
   numbers = new Intl.NumberFormat(info.tag || code);
-  prefetchOthers();
   document.documentElement.lang = info.tag || code;
   document.documentElement.dir = info.dir || "ltr";
   if (remember) {

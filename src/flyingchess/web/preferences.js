@@ -1,7 +1,7 @@
 // The settings screen (#/settings): language, theme, sound, pace, auto-move and animations, kept in
 // this browser. The game screen has the sound and auto-move switches too; both read
 // and write the same settings (settings.js).
-import { LANGS, lang, setLang, t, onLangChange } from "./i18n.js";
+import { LANGS, lang, setLang, t, onLangChange, prefetchLanguages } from "./i18n.js";
 import { h } from "./ui.js";
 import { settings, saveSetting, applyMotion, applyTheme } from "./settings.js";
 import { showSoundState } from "./sound.js";
@@ -13,6 +13,7 @@ const ANNOUNCE = ["all", "brief", "off"];
 export function mountPreferences(root, app) {
   const language = h("select", { class: "select", "data-testid": "pref-language",
     onchange: () => setLang(language.value) }, ...LANGS.map((l) => h("option", { value: l.code }, l.label)));
+  language.addEventListener("focus", prefetchLanguages, { once: true });
   const sound = h("input", { type: "checkbox", "data-testid": "pref-sound", checked: settings().sound,
     onchange: () => { saveSetting("sound", sound.checked); showSoundState(); } });
   const autoMove = h("input", { type: "checkbox", "data-testid": "pref-auto-move", checked: settings().autoMove,
