@@ -458,6 +458,12 @@ class GameClient:
 
     # ---------------------------------------------------------------- reading the game
 
+    @property
+    def pending(self) -> int:
+        """Updates received and not yet read from `updates()` (a front end drawing them
+        may draw only the last of a burst)."""
+        return self._updates.qsize()
+
     async def updates(self) -> AsyncIterator[Update]:
         """Every snapshot and update since the client connected (they are kept until read),
         in order, until the game is over (and shown) or the client is closed. ClientError

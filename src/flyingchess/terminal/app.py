@@ -40,7 +40,7 @@ Screen { layout: vertical; }
 #game { height: 1fr; }
 #panel { width: 1fr; padding: 0 1; }
 #panel > Static { height: auto; }
-#log { height: 1fr; border: none; padding: 0; background: transparent; scrollbar-size-vertical: 1; }
+#panel > #log { height: 1fr; }
 #keys { height: auto; dock: bottom; padding: 0 0 0 1; }
 #too-small { display: none; width: 100%; height: 100%; content-align: center middle; text-style: bold; }
 Screen.-too-small > * { display: none; }

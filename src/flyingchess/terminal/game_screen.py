@@ -21,12 +21,12 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import RichLog, Static
+from textual.widgets import Static
 
 from ..client import ClientError, Game, GameClient, Invite, Move, Refused, Update, server_json
 from ..events import Event
 from .fit import TooSmall, fit
-from .narrate import log_lines
+from .narrate import Line, log_lines
 from .panel import chances_text, log_line_text, moves_text, players_text, rules_text, status_text
 from .picture import Mark, board_lines, move_mark
 
@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 
 PANEL_COLUMNS = 50
 """Columns kept beside the board for the panel (a player's line fits in them)."""
+LOG_LINES = 400
+"""Lines the move log keeps (the newest): more than any window shows."""
 RELOCATE_SECONDS = 3.0
 """How long a local game's connection may stay down before it looks for its server again."""
 AUTO_MOVE_SECONDS = 0.4
@@ -113,6 +115,7 @@ class GameScreen(Screen[None]):
         self.chosen = 0
         self.events: list[Event] = []
         """Every event since the screen opened: the log, told again in a new language."""
+        self.lines: list[Line] = []
         self.auto = True
         self.show_chances = False
         self.show_rules = False
@@ -138,7 +141,7 @@ class GameScreen(Screen[None]):
                 yield Static(id="status")
                 yield Static(id="moves")
                 yield Static(id="extra")
-                yield RichLog(id="log", wrap=True, auto_scroll=True, markup=False)
+                yield Static(id="log")
         yield Static(id="keys")
         yield TooSmall(id="too-small")
 
@@ -196,14 +199,15 @@ class GameScreen(Screen[None]):
         self.game = update.game
         if update.snapshot and (before is None or before.actions != update.game.actions):
             self.events = []
-            self.query_one(RichLog).clear()
+            self.lines = []
         self.events.extend(update.events)
         self._write_log(update.events)
         if before is None or before.actions != update.game.actions or before.phase != update.game.phase:
             self.chosen = 0
             self.chances = None
             self.message = Text()
-        self.draw()
+        if self.client.pending == 0:  # in a burst (bots at the fastest pace) only its last is drawn
+            self.draw()
         if self.show_chances:
             self._ask_chances()
         self._auto_move()
@@ -246,13 +250,30 @@ class GameScreen(Screen[None]):
         elif self.show_chances:
             extra = chances_text(words, self.chances, mono)
         self.query_one("#extra", Static).update(extra)
+        self._draw_log()
         self.query_one("#keys", Static).update(Text(words("term.keys-game"), Style(dim=True)))
         self.drawn_at = time.perf_counter()
 
     def _write_log(self, events: list[Event] | tuple[Event, ...]) -> None:
-        log = self.query_one(RichLog)
-        for line in log_lines(self.terminal.words, events):
-            log.write(log_line_text(line, self.terminal.mono))
+        """The events' lines at the log's end (the newest LOG_LINES kept)."""
+        self.lines.extend(log_lines(self.terminal.words, events))
+        del self.lines[:-LOG_LINES]
+
+    def _draw_log(self) -> None:
+        """The log's newest lines that fit the room it has, wrapped lines counted: it
+        always ends with the latest event."""
+        log = self.query_one("#log", Static)
+        width, height = max(log.size.width, 20), max(log.size.height, 1)
+        shown: list[Text] = []
+        used = 0
+        for line in reversed(self.lines):
+            text = log_line_text(line, self.terminal.mono)
+            rows = max(1, -(-text.cell_len // width))
+            if used + rows > height:
+                break
+            shown.append(text)
+            used += rows
+        log.update(Text("\n").join(reversed(shown)))
 
     def options(self) -> list[Move]:
         """The player's choices: one move for each (planes that would make the same move
@@ -392,7 +413,7 @@ class GameScreen(Screen[None]):
 
     def action_language(self) -> None:
         self.terminal.next_language()
-        self.query_one(RichLog).clear()
+        self.lines = []
         self._write_log(self.events)  # the whole log again, in the new language
         self.draw()
 
