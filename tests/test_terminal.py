@@ -10,7 +10,7 @@ import random
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -176,6 +176,15 @@ def visible_text(app: Any) -> str:
     return "\n".join(parts)
 
 
+async def eventually(pilot: Any, test: Callable[[], bool], tries: int = 100) -> None:
+    """Wait (a tenth of a second at a time) until `test` holds; fail with the screen."""
+    for _ in range(tries):
+        await pilot.pause(0.1)
+        if test():
+            return
+    raise AssertionError(visible_text(pilot.app))
+
+
 async def set_choice(pilot: Any, choice_id: str, value: str) -> None:
     """Focus a setup field and press → until it shows `value`, as a player would."""
     from flyingchess.terminal.app import Choice
@@ -237,6 +246,15 @@ def test_a_whole_game_in_the_terminal(local: str, language: str) -> None:
             await pilot.press("q")
             await pilot.pause()
             assert words("home.new-game") in visible_text(app)
+            await pilot.press("n")  # the next new game starts from the last one's choices
+            await pilot.pause()
+            from flyingchess.terminal.app import Choice
+
+            chosen = {str(choice.id): choice.value for choice in app.screen.query(Choice)}
+            assert chosen["seat-blue"] == chosen["seat-green"] == "none" and chosen["speed"] == "instant"
+            await pilot.press("ctrl+c")  # quits at once
+            await pilot.pause()
+            assert not app.is_running
 
     asyncio.run(scenario())
 
@@ -297,11 +315,7 @@ def test_a_window_too_small_shows_a_notice_and_the_game_comes_back(local: str) -
             assert not app.screen.query_one(TooSmall).region.area
             assert "Red: press Space to roll" in visible_text(app)
             await pilot.press("space")  # the game goes on at the smallest size
-            for _ in range(50):
-                await pilot.pause(0.1)
-                if app.screen.game.actions >= 1:
-                    break
-            assert app.screen.game.actions >= 1
+            await eventually(pilot, lambda: app.screen.game.actions >= 1, 50)  # the roll was played
 
     asyncio.run(scenario())
 
@@ -423,25 +437,11 @@ def test_the_terminal_says_when_the_server_is_away_and_goes_on_when_it_is_back(t
             await pilot.pause(0.3)
             assert "Red: press Space to roll" in visible_text(app)
             server.kill()
-            for _ in range(50):
-                await pilot.pause(0.1)
-                if "Connection lost — reconnecting…" in visible_text(app):
-                    break
-            else:
-                raise AssertionError(visible_text(app))
+            await eventually(pilot, lambda: "Connection lost — reconnecting…" in visible_text(app), 50)
             server = ServerProcess(tmp_path / "data", options=options)
-            for _ in range(100):
-                await pilot.pause(0.1)
-                if "Red: press Space to roll" in visible_text(app):
-                    break
-            else:
-                raise AssertionError(visible_text(app))
+            await eventually(pilot, lambda: "Red: press Space to roll" in visible_text(app), 100)
             await pilot.press("space")
-            for _ in range(50):
-                await pilot.pause(0.1)
-                if app.screen.game.actions >= 1:
-                    break
-            assert app.screen.game.actions >= 1
+            await eventually(pilot, lambda: app.screen.game.actions >= 1, 50)  # the roll was played
 
     try:
         asyncio.run(scenario())
@@ -476,18 +476,13 @@ def test_a_local_game_finds_its_folders_server_again_on_another_port(tmp_path: P
             server.kill()
             server = ServerProcess(folder)
             assert server.url != first
-            for _ in range(150):
-                await pilot.pause(0.1)
-                if app.screen.client.invite.base == server.url and "Red: press Space to roll" in visible_text(app):
-                    break
-            else:
-                raise AssertionError(visible_text(app))
+            await eventually(
+                pilot,
+                lambda: app.screen.client.invite.base == server.url and "Red: press Space to roll" in visible_text(app),
+                150,
+            )
             await pilot.press("space")
-            for _ in range(50):
-                await pilot.pause(0.1)
-                if app.screen.game.actions >= 1:
-                    break
-            assert app.screen.game.actions >= 1
+            await eventually(pilot, lambda: app.screen.game.actions >= 1, 50)  # the roll was played
 
     try:
         asyncio.run(scenario())

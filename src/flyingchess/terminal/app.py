@@ -216,12 +216,12 @@ class SetupScreen(Screen[None]):
                 first = "human" if colour == "red" else default_bot
                 yield _row(
                     f"{words.colour(colour)} ({LETTERS[colour]})",
-                    Choice(kinds, first, f"seat-{colour}"),
+                    Choice(kinds, app.last_setup.get(f"seat-{colour}", first), f"seat-{colour}"),
                 )
             presets = [(words(f"preset.{name}"), name) for name in meta.get("presets", {"classic": {}})]
-            yield _row(words("setup.preset"), Choice(presets, presets[0][1], "preset"))
+            yield _row(words("setup.preset"), Choice(presets, app.last_setup.get("preset", presets[0][1]), "preset"))
             speeds = [(words(f"speed.{speed}"), speed) for speed in meta.get("speeds", ["normal"])]
-            yield _row(words("game.speed"), Choice(speeds, app.speed, "speed"))
+            yield _row(words("game.speed"), Choice(speeds, app.last_setup.get("speed", app.speed), "speed"))
             yield Button(words("setup.start"), id="start", variant="primary")
         yield Static(Text(words("term.keys-setup"), Style(dim=True)), id="keys")
         yield TooSmall(id="too-small")
@@ -253,6 +253,9 @@ class SetupScreen(Screen[None]):
             return
         rules = self.query_one("#preset", Choice).value
         speed = self.query_one("#speed", Choice).value
+        app.last_setup = {
+            str(choice.id): choice.value for choice in self.query(Choice)
+        }  # the next new game starts from these
         try:
             invite, token = await create_game(app.base, list(seats), seats, rules, speed=speed)
         except ClientError as error:
@@ -267,6 +270,9 @@ class TerminalApp(App[None]):
     `join` took a seat in (`joined`: then the app is that game alone)."""
 
     CSS = CSS
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+c", "quit", show=False, priority=True),  # quits at once, in any language (as q does)
+    ]
 
     def __init__(
         self,
@@ -288,6 +294,8 @@ class TerminalApp(App[None]):
         self.joined = joined
         self.meta: dict[str, Any] = {}
         self.analysis = False
+        self.last_setup: dict[str, str] = {}
+        """The new-game screen's last choices, by field (seats, rules, pace)."""
         self.failure: str | None = None
         """Why the app stopped before it could show a game (the command prints it)."""
 
