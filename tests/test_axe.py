@@ -151,6 +151,11 @@ def test_a_bots_turn_the_end_card_and_the_replay(browser: Any, axe_source: Path,
     found = [f"game (a bot's turn) {v}" for v in violations(tab, axe_source)]
     tab.testid("speed").select_option("instant")
     tab.testid("end-screen").wait_for(timeout=60_000)
+    # the confetti falls twice, then is gone: measured over the card, not over a falling piece
+    tab.wait_for(
+        "[...document.querySelectorAll('.confetti i')].every((el) => el.getAnimations().every((a) => a.playState !== 'running'))",
+        timeout=10_000,
+    )
     found += every_language(tab, axe_source, "end card")
     tab.page.goto(f"{local.url}/#/replay/{game['id']}")
     tab.page.wait_for_selector("body[data-screen=replay]")
