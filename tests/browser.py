@@ -60,9 +60,14 @@ def _chromium_path() -> str | None:
 class Page:
     """A browser tab on the app that fails the test on any console error."""
 
-    def __init__(self, browser: Any, url: str, width: int = 1280, height: int = 860, **options: Any) -> None:
-        """`options`: more of Playwright's context options (color_scheme="dark", say)."""
+    def __init__(
+        self, browser: Any, url: str, width: int = 1280, height: int = 860, init_script: str = "", **options: Any
+    ) -> None:
+        """`options`: more of Playwright's context options (color_scheme="dark", say);
+        `init_script` runs in every document of the tab before the page's own scripts."""
         self.context = browser.new_context(viewport={"width": width, "height": height}, **options)
+        if init_script:
+            self.context.add_init_script(init_script)
         self.page = self.context.new_page()
         self.errors: list[str] = []
         self.expected: tuple[str, ...] = ()

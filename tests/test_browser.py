@@ -161,11 +161,12 @@ def test_the_end_card_fits_a_phone_and_closes_by_tap(browser: Any, server: Serve
 def test_languages_switch_and_are_remembered(browser: Any, server: Server) -> None:
     tab = Page(browser, server.url)
     tab.page.wait_for_selector("body[data-screen=home]")
-    english = tab.testid("new-game").inner_text()
+    shown = tab.testid("new-game").inner_text()
     for language in ("zh", "vi"):
         tab.testid("lang-select").select_option(language)
-        tab.wait_for("text => document.querySelector('[data-testid=new-game]').innerText !== text", arg=english)
-        translated = tab.testid("new-game").inner_text()
+        # the words change from the last language's, not only from English's
+        tab.wait_for("text => document.querySelector('[data-testid=new-game]').innerText !== text", arg=shown)
+        translated = shown = tab.testid("new-game").inner_text()
         tab.page.reload()
         tab.page.wait_for_selector("body[data-screen=home]")
         assert tab.testid("new-game").inner_text() == translated

@@ -73,6 +73,17 @@ def servers_words(record: str, folder: Path) -> str:
     return words
 
 
+# Notes, the moment the first screen is drawn, how the engine's progress bar stood.
+ENGINE_AT_FIRST_PAINT = """
+new MutationObserver((changes, observer) => {
+  if (!document.querySelector(".home-screen")) return;
+  observer.disconnect();
+  const bar = document.querySelector("[data-testid=engine-status]");
+  window.engineAtFirstPaint = { state: bar?.dataset.state ?? "absent", shown: !!bar && !bar.hidden };
+}).observe(document, { childList: true, subtree: true });
+"""
+
+
 def engine_ready(tab: Page) -> None:
     tab.wait_for(READY, timeout=120_000)
 
@@ -92,9 +103,11 @@ def finish(tab: Page, limit: int = 3000) -> None:
 def test_a_game_with_bots_is_saved_survives_a_reload_and_finishes_offline(
     browser: Any, site: str, tmp_path: Path
 ) -> None:
-    tab = Page(browser, site)
-    tab.page.wait_for_selector("body[data-screen=home]")  # at once: the runtime is not on the way
-    assert tab.testid("engine-status").is_visible()
+    tab = Page(browser, site, init_script=ENGINE_AT_FIRST_PAINT)
+    tab.page.wait_for_selector("body[data-screen=home]")
+    # the home screen was drawn while Python was still on its way, its progress showing
+    # (asked when the screen appeared: a fast machine may have the engine ready by now)
+    assert tab.page.evaluate("window.engineAtFirstPaint") == {"state": "loading", "shown": True}
     engine_ready(tab)
     tab.shot("static-home")
     set_up_game(tab, {"red": "human", "yellow": "bot:heuristic", "blue": "bot:greedy", "green": "bot:expectimax"})

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,7 +26,9 @@ def tmux(tmp_path: Path) -> Iterator[list[str]]:
         if os.environ.get("FLYINGCHESS_REQUIRE_SERVICES"):
             pytest.fail("tmux is not installed (apt-get install tmux)")
         pytest.skip("tmux is not installed")
-    command = ["tmux", "-L", f"flyingchess-{os.getpid()}", "-f", "/dev/null"]
+    # a tmux server of its own for each test: the last test's server may still be exiting
+    # after its kill-server, and a new session on its socket fails ("server exited unexpectedly")
+    command = ["tmux", "-L", f"flyingchess-{os.getpid()}-{uuid.uuid4().hex[:8]}", "-f", "/dev/null"]
     yield command
     subprocess.run([*command, "kill-server"], capture_output=True)
 
