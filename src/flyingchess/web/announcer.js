@@ -10,23 +10,19 @@ import { settings } from "./settings.js";
 const BATCH_MS = 250;  // lines this close together are said as one
 const KEPT = 20;       // announcements kept in the region (a screen reader reads additions)
 
-const HANGAR = -1;
-const TAKEOFF = 0;
-const RING_LAST = 50;
-const CENTRE = 56;
-
-/** Where a plane is, in words (the progress values of docs/rules.md). */
-export function placeText(plane, progress) {
+/** Where a plane is, in words. `P`: the layout's progress values (GET /api/meta's
+ * `layout.progress`: hangar, takeoff, ring_last, lane_first, centre), the board's own. */
+export function placeText(plane, progress, P) {
   const n = plane + 1;
-  if (progress === HANGAR) return t("sr.plane-hangar", { plane: n });
-  if (progress === TAKEOFF) return t("sr.plane-takeoff", { plane: n });
-  if (progress === CENTRE) return t("sr.plane-home", { plane: n });
-  if (progress <= RING_LAST) return t("sr.plane-ring", { plane: n, square: progress });
-  return t("sr.plane-lane", { plane: n, left: CENTRE - progress });
+  if (progress === P.hangar || progress < 0) return t("sr.plane-hangar", { plane: n });
+  if (progress === P.takeoff) return t("sr.plane-takeoff", { plane: n });
+  if (progress >= P.centre) return t("sr.plane-home", { plane: n });
+  if (progress <= P.ring_last) return t("sr.plane-ring", { plane: n, square: progress });
+  return t("sr.plane-lane", { plane: n, left: P.centre - progress });
 }
 
 /** What a legal move (a snapshot's `moves` entry) does, in words. */
-export function moveText(move) {
+export function moveText(move, P) {
   const parts = [];
   if (move.launch) parts.push(t("preview.launch"));
   else parts.push(t("preview.steps", { count: move.events.filter((ev) => ev.type === "step").length }));
@@ -36,27 +32,27 @@ export function moveText(move) {
   for (const hit of move.captures) {
     parts.push(t("preview.capture", { planes: `${t(`colour.${hit.colour}`)} ${hit.planes.map((p) => p + 1).join("+")}` }));
   }
-  if (move.to === CENTRE) parts.push(t("preview.finish"));
+  if (move.to === P.centre) parts.push(t("preview.finish"));
   return t("sr.move-option", { plane: move.planes.map((p) => p + 1).join("+"), what: parts.join(t("list-separator")) });
 }
 
 /** Where every plane of every player is, one sentence a player. */
-export function whereText(snap) {
+export function whereText(snap, P) {
   const planes = snap.state.planes;
   return snap.players.map((colour) => t("sr.where", {
     colour: t(`colour.${colour}`),
-    planes: planes[colour].map((progress, plane) => placeText(plane, progress)).join(t("list-separator")),
+    planes: planes[colour].map((progress, plane) => placeText(plane, progress, P)).join(t("list-separator")),
   })).join(" ");
 }
 
 /** One choice a line: moves that are the same choice (`choice`) are said once. */
-export function movesText(moves) {
+export function movesText(moves, P) {
   const seen = new Set();
   const said = [];
   for (const move of moves) {
     if (seen.has(move.choice)) continue;
     seen.add(move.choice);
-    said.push(moveText(move));
+    said.push(moveText(move, P));
   }
   return said.join(" ");
 }
@@ -64,8 +60,9 @@ export function movesText(moves) {
 /**
  * @param {object} o
  * @param {(line: any) => boolean} o.mine  a log line about this page's own colours
+ * @param {any} o.progress  the layout's progress values (`placeText`)
  */
-export function makeAnnouncer({ mine }) {
+export function makeAnnouncer({ mine, progress }) {
   const region = h("div", { class: "sr-only", role: "log", "aria-live": "polite", "aria-relevant": "additions", "data-testid": "announcer" });
   let pending = [];
   let timer = null;
@@ -109,6 +106,9 @@ export function makeAnnouncer({ mine }) {
     },
     /** Say it now, whatever the batch (the player asked). */
     now(text) { say(text, "asked", true); flush(); },
+    /** Where every plane is (`whereText`) and what each legal move does (`movesText`). */
+    where: (snap) => whereText(snap, progress),
+    moves: (moves) => movesText(moves, progress),
     stop() { clearTimeout(timer); timer = null; pending = []; },
   };
 }

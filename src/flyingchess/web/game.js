@@ -22,7 +22,7 @@ import { makeSeatList, openSeats } from "./seatlist.js";
 import { makeAdvice } from "./advice.js";
 import { makePlayCard } from "./playcard.js";
 import { makeSideCards } from "./sidecards.js";
-import { makeAnnouncer, movesText, whereText } from "./announcer.js";
+import { makeAnnouncer } from "./announcer.js";
 
 const AUTO_MOVE_MS = 450;  // long enough to see the roll before the plane goes
 
@@ -60,7 +60,7 @@ export function mountGame(root, app, gameId) {
   const advice = makeAdvice({ gameId, analysis: app.meta.analysis === true, board, current: () => ({ snap, state: current(), busy: playback.busy }), onChances: () => renderPanel() });
   const playCard = makePlayCard({ die, advice, endDock: end.dock, onStart, onAutoMove: () => updateControls() });
   const side = makeSideCards({ app, gameId, log, inviteButton: invite.button, onSpeed: setSpeed });
-  const announcer = makeAnnouncer({ mine: (line) => model.me.controls.includes(line.colour) });
+  const announcer = makeAnnouncer({ mine: (line) => model.me.controls.includes(line.colour), progress: app.meta.layout.progress });
   const playback = makePlayback({
     board, die, banners, log, onError: reportError, onLine: (line) => announcer.line(line),
     onTurn: (colour) => { shownTurn = colour; renderTurn(); },
@@ -144,7 +144,7 @@ export function mountGame(root, app, gameId) {
     if (state === "ready" && buzzedFor !== snap.actions) { buzzedFor = snap.actions; vibrate(40); }  // your turn
     autoMove.consider(state === "move" && oneChoice(snap), requestKey(snap));
     if (state === "ready") announcer.prompt(`${requestKey(snap)}:roll`, t("sr.your-roll"));
-    if (state === "move") announcer.prompt(`${requestKey(snap)}:move`, t("sr.your-move", { value: snap.state.roll ?? snap.roll, moves: movesText(snap.moves) }));
+    if (state === "move") announcer.prompt(`${requestKey(snap)}:move`, t("sr.your-move", { value: snap.state.roll ?? snap.roll, moves: announcer.moves(snap.moves) }));
     if (snap) playCard.render({ snap, state, me: model.me, connected: model.connected, local, touch });
   }
 
@@ -210,8 +210,8 @@ export function mountGame(root, app, gameId) {
 
   const onKey = keyHandler({
     gone: () => destroyed, state: current, roll: doRoll, move: doMove, moveFor: (plane) => board.legalMoveFor(plane),
-    where: () => { if (snap) announcer.now(whereText(snap)); },
-    moves: () => { if (current() === "move") announcer.now(t("sr.your-move", { value: snap.roll, moves: movesText(snap.moves) })); },
+    where: () => { if (snap) announcer.now(announcer.where(snap)); },
+    moves: () => { if (current() === "move") announcer.now(t("sr.your-move", { value: snap.roll, moves: announcer.moves(snap.moves) })); },
   });
   document.addEventListener("keydown", onKey);
   const offLang = onLangChange(relabel);
