@@ -157,6 +157,8 @@ def test_a_bots_turn_the_end_card_and_the_replay(browser: Any, axe_source: Path,
         timeout=10_000,
     )
     found += every_language(tab, axe_source, "end card")
+    # drawn again in each language, the card neither pops in again nor throws more confetti
+    assert tab.page.locator(".end-card.settled").count() == 1 and tab.page.locator(".confetti").count() == 0
     tab.page.goto(f"{local.url}/#/replay/{game['id']}")
     tab.page.wait_for_selector("body[data-screen=replay]")
     found += every_language(tab, axe_source, "replay")

@@ -29,7 +29,7 @@ export function makeEnd({ app, gameId, local, verify }) {
     shownFor = snap.id;
     shownAsHost = host;
     showEndCard(layer, dock, snap, { gameId, network: !local, host, go: (hash) => app.go(hash), rematch,
-      verify: snap.dice && snap.dice.seed ? verify : null });
+      verify: snap.dice && snap.dice.seed ? verify : null, settled: again });
     return true;
   }
 
@@ -59,7 +59,7 @@ export function makeEnd({ app, gameId, local, verify }) {
  * @param {{ gameId: string, network: boolean, host: boolean, go(hash: string): void, rematch(): void,
  *   verify?: null | (() => Promise<any>) }} o  verify: check the revealed dice (a network game)
  */
-export function showEndCard(layer, dock, snap, { gameId, network, host, go, rematch, verify = null }) {
+export function showEndCard(layer, dock, snap, { gameId, network, host, go, rematch, verify = null, settled = false }) {
   const seatOf = (colour) => snap.seats?.[colour];
   const style = (colour) => `--c:${PALETTE[colour].main};--c-light:${PALETTE[colour].light}`;
   const ranking = snap.state.ranking.slice();
@@ -100,9 +100,10 @@ export function showEndCard(layer, dock, snap, { gameId, network, host, go, rema
     h("button", { class: "btn", type: "button", "data-testid": `${prefix}new-game-end`, onclick: () => go("#/new") }, t("end.new-game")),
     h("a", { class: "btn btn-ghost", href: `#/replay/${encodeURIComponent(gameId)}` }, t("end.watch-replay")),
   ];
-  const card = h("div", { class: "end-card", "data-testid": "end-screen", role: "dialog", "aria-modal": "false", "aria-labelledby": "end-title" },
+  // A card drawn again (the language changed) is already there: no second entrance, no second confetti.
+  const card = h("div", { class: settled ? "end-card settled" : "end-card", "data-testid": "end-screen", role: "dialog", "aria-modal": "false", "aria-labelledby": "end-title" },
     h("button", { class: "end-close", type: "button", "data-testid": "end-close", "aria-label": t("end.close"), title: t("end.close"), onclick: () => minimise(true) }, "–"),
-    h("div", { class: "confetti", "aria-hidden": "true" }, ...Array.from({ length: 18 }, (_, k) => h("i", { style: `--k:${k};--c:${PALETTE[["red", "yellow", "blue", "green"][k % 4]].main}` }))),
+    settled ? null : h("div", { class: "confetti", "aria-hidden": "true" }, ...Array.from({ length: 18 }, (_, k) => h("i", { style: `--k:${k};--c:${PALETTE[["red", "yellow", "blue", "green"][k % 4]].main}` }))),
     h("div", { class: "trophy", "aria-hidden": "true" }, trophySvg(64)),
     h("h2", { id: "end-title", class: "winner", "data-testid": "winner", "data-colour": winner || "", style: winner ? `--c:${PALETTE[winner].dark}` : null },
       winner ? tNodes("end.wins", { player: colourChip(winner) }) : t("hint.over")),
