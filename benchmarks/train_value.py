@@ -205,10 +205,17 @@ def gradients(
 
 
 def train(
-    net: ValueNet, adam: Adam, data: list[tuple[int, Samples]], steps: int, size: int, rng: np.random.Generator
+    net: ValueNet,
+    adam: Adam,
+    data: list[tuple[int, Samples]],
+    steps: int,
+    size: int,
+    rng: np.random.Generator,
+    learners: list[npt.NDArray[np.intp]] | None = None,
 ) -> float:
     """`steps` minibatches of `size` positions, each from one configuration (drawn in
-    proportion to its positions); returns the mean loss."""
+    proportion to its positions); returns the mean loss. `learners`: for a best-response
+    network (benchmarks/train_response.py), each sample's learner, per item of `data`."""
     counts = np.array([len(samples.turn) for _, samples in data], np.float64)
     losses = []
     for _ in range(steps):
@@ -217,7 +224,9 @@ def train(
         preset, players, _ = CONFIGS[config]
         pick = rng.integers(0, len(samples.turn), size)
         turn = samples.turn[pick].astype(np.intp)
-        inputs = encode(value_tables(Rules.preset(preset), players), samples.positions[pick], turn, samples.sixes[pick])
+        learner = None if learners is None else learners[which][pick]
+        tables = value_tables(Rules.preset(preset), players)
+        inputs = encode(tables, samples.positions[pick], turn, samples.sixes[pick], learner)
         count = len(players)
         target = np.zeros((size, SLOTS), np.float32)
         order = (turn[:, None] + np.arange(count)) % count

@@ -20,7 +20,7 @@ from typing import Any, NoReturn, TextIO
 
 from . import __version__
 from .board import COLOURS
-from .bots import BOTS, bot_listing, bot_names, make_bot, seat_chooser
+from .bots import BOTS, bot_listing, bot_names, introduce, make_bot, seat_chooser
 from .bots.levels import LEVELS, resolve
 from .events import Event, Rolled, Stepped
 from .game import GameSetupError, Turn, new_game, play_out, random_playout, roll
@@ -276,6 +276,7 @@ def command_demo(args: argparse.Namespace) -> int:
         raise CommandError(f"--players: {error}") from None
     bots = _seat_bots(_bot_list(args.bots), len(state.players))
     seats = {colour: make_bot(bots[i], args.seed + i) for i, colour in enumerate(state.players)}
+    introduce(seats)
     dice = random.Random(args.seed)
     paint = _painter(sys.stdout)
     print(

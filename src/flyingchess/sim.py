@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .board import CENTRE
-from .bots import Bot, make_bot
+from .bots import Bot, introduce, make_bot
 from .game import DEFAULT_PLAYERS, State, new_game, play_out
 from .rules import Rules
 
@@ -60,7 +60,10 @@ def play_bots(rules: Rules, bots: Sequence[Bot], dice: random.Random) -> tuple[S
     """One game between bot objects in seat order (default colours); returns (final, rolls).
 
     Forced moves (none or one legal) are made without asking the bot; a bot with a
-    `choose_among(state, moves)` shortcut is given the moves already computed."""
+    `choose_among(state, moves)` shortcut is given the moves already computed. The bots
+    are introduced to the table first (`bots.introduce`)."""
+    colours = DEFAULT_PLAYERS[len(bots)]
+    introduce(dict(zip(colours, bots)))
     shortcuts = [getattr(bot, "choose_among", None) for bot in bots]
 
     def choose(state: State, value: int, moves: tuple[int, ...]) -> int | None:
@@ -71,9 +74,7 @@ def play_bots(rules: Rules, bots: Sequence[Bot], dice: random.Random) -> tuple[S
         return bots[state.turn].choose(state._replace(roll=value))
 
     uniform = dice.random
-    return play_out(
-        new_game(DEFAULT_PLAYERS[len(bots)], rules), choose, lambda: int(uniform() * 6) + 1, ask_forced=False
-    )
+    return play_out(new_game(colours, rules), choose, lambda: int(uniform() * 6) + 1, ask_forced=False)
 
 
 def play_game(rules: Rules, bots: Sequence[str], seed: int, index: int) -> GameResult:

@@ -8,7 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .base import BOTS, Bot, BotInfo, BotUnavailable, bot_listing, bot_names, make_bot, playable, register, seat_chooser
+from .base import (
+    BOTS,
+    Bot,
+    BotInfo,
+    BotUnavailable,
+    bot_listing,
+    bot_names,
+    introduce,
+    make_bot,
+    playable,
+    register,
+    seat_chooser,
+)
 from .expectimax import ExpectimaxBot
 from .greedy import GreedyBot
 from .heuristic import HeuristicBot
@@ -66,6 +78,7 @@ __all__ = [
     "RandomBot",
     "bot_listing",
     "bot_names",
+    "introduce",
     "make_bot",
     "playable",
     "register",

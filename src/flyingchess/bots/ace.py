@@ -13,31 +13,75 @@ batch (bots/value.py), which keeps a decision to a few milliseconds.
 Once a player has finished first the network has nothing left to predict (it values
 finishing first); in games that play on for places the bot then plays as `greedy`,
 whose evaluation values places.
+
+Told who sits at the table (`meet`), the bot plays a best response where it can: when
+every other seat is one bot for which a response network ships (bots/value.py,
+`response_net`), the opponents' replies in the search are that bot's own choices, and
+the leaves are valued by the network trained against it. Otherwise (humans, unknown
+clients, mixed tables) it searches as above, with the self-play network.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any, Final
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, ClassVar, Final
 
 from ..compiled import FACES
 from ..game import State, apply_unchecked, legal_moves, moves_unchecked, play_unchecked
+from .base import Bot, make_bot
 from .greedy import GreedyBot
-from .value import ValueNet, shipped_net, win_chances
+from .levels import resolve
+from .value import ValueNet, response_net, shipped_net, win_chances
 
-DEPTHS: Final = (1, 2, 3)
+MODELLED: Final = frozenset({"heuristic"})
+"""The bots whose replies the search plays out as they play them when every other seat is
+one of them: deterministic, and cheap enough to ask at every opponent's roll of the
+search (`heuristic` decides in about 16 us; `greedy` would take most of the time budget)."""
+
+DEPTHS: Final = (1, 2, 3, 4)
 """1: each move's position valued as it stands; 2: over the next roll and its reply;
-3: over the next two rolls, each roller replying with its best move by the network."""
+3: over the next two rolls, each roller replying with its best move by the network
+(the default); 4: three rolls (affordable only against a modelled opponent)."""
 
 
 class AceBot:
-    def __init__(self, seed: int | None = None, depth: int = 3, net: ValueNet | None = None) -> None:
+    name: ClassVar[str] = "ace"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        depth: int = 3,
+        net: ValueNet | None = None,
+        respond: bool = True,
+        responses: Callable[[str], ValueNet | None] = response_net,
+    ) -> None:
+        """`respond=False`: never a best response, whatever the table (the bot as it was
+        before, for comparisons); `responses`: the response network for a bot's name."""
         del seed  # deterministic: nothing to seed
         if depth not in DEPTHS:
             raise ValueError(f"depth must be one of {DEPTHS}")
         self.depth = depth
-        self.net = net or shipped_net()
+        self.self_play = net or shipped_net()
+        self.net = self.self_play
+        self.opponent: Bot | None = None
+        """The bot every other seat plays, when the bot responds to it (`meet`)."""
         self.places = GreedyBot()
+        self.respond = respond
+        self.responses = responses
+
+    def meet(self, colour: str, table: Mapping[str, str | None]) -> None:
+        """Be told the table: each seat's bot by registry or level name, None for a player
+        the bot cannot know (a person, a client). With one modelled bot in every other
+        seat, search as its best response: its replies as it plays them, the leaves valued
+        by the network trained against it where one ships (else the self-play network)."""
+        others = {resolve(name) if name else None for seat, name in table.items() if seat != colour}
+        self.net, self.opponent = self.self_play, None
+        if not self.respond or len(others) != 1:
+            return
+        name = others.pop()
+        if name in MODELLED:
+            self.opponent = make_bot(name)
+            self.net = self.responses(name) or self.self_play
 
     def choose(self, state: State) -> int | None:
         moves = legal_moves(state)
@@ -50,36 +94,44 @@ class AceBot:
     def move_values(self, state: State, moves: tuple[int, ...]) -> list[float]:
         """The bot's chance to finish first after each of `moves` (state waits for a move)."""
         me = state.turn
+        learner = me if self.net.responds else None
         afters = [apply_unchecked(state, plane) for plane in moves]
         distinct = list(dict.fromkeys(afters))
-        if self.depth == 1:
-            chances = win_chances(distinct, self.net)
-            value_of = {after: float(chances[k, me]) for k, after in enumerate(distinct)}
-            return [value_of[after] for after in afters]
-        plan = self._expand(distinct)
-        chances = win_chances(_leaves(plan), self.net)
-        if self.depth == 2:
-            values = self._average(plan, chances, me)
-        else:
-            # the reply each roller picks at the first roll, then one more roll over those
-            chosen = self._chosen(plan, chances)
-            second = self._expand(chosen)
-            later = win_chances(_leaves(second), self.net)
-            means = self._average(second, later, me)
-            values, k = [], 0
-            for faces in plan:
-                total = 0.0
-                for _ in faces:
-                    total += means[k]
-                    k += 1
-                values.append(total / len(faces))
+        values = self._lookahead(distinct, self.depth - 1, me, learner)
         value_of = dict(zip(distinct, values))
         return [value_of[after] for after in afters]
 
-    @staticmethod
-    def _expand(states: list[State]) -> list[list[tuple[int, list[State]]]]:
+    def _lookahead(self, states: list[State], rolls: int, me: int, learner: int | None) -> list[float]:
+        """`me`'s chance after each of `states` (waiting for the die), averaged over every
+        face of the next `rolls` rolls, each roller answering with the move it picks at
+        that roll (by the network, or as the modelled opponent plays); the network values
+        what stands after the last roll (or the states themselves when `rolls` is 0)."""
+        if rolls == 0:
+            chances = win_chances(states, self.net, learner)
+            return [float(chances[k, me]) for k in range(len(states))]
+        levels: list[list[list[tuple[int, list[State]]]]] = []
+        frontier = states
+        while True:
+            plan = self._expand(frontier, me)
+            chances = win_chances(_leaves(plan), self.net, learner)
+            if len(levels) == rolls - 1:
+                values = self._average(plan, chances, me)
+                break
+            levels.append(plan)
+            frontier = self._chosen(plan, chances)  # the reply each roller picks, one more roll over those
+        for plan in reversed(levels):  # back up: each state's mean over its faces
+            means, k = [], 0
+            for faces in plan:
+                means.append(sum(values[k : k + len(faces)]) / len(faces))
+                k += len(faces)
+            values = means
+        return values
+
+    def _expand(self, states: list[State], me: int) -> list[list[tuple[int, list[State]]]]:
         """For each state waiting for the die: per face, (roller, the distinct positions its
-        legal replies lead to); a decided game is one leaf with roller -1."""
+        legal replies lead to); a decided game is one leaf with roller -1. When the bot
+        responds to a known opponent, an opponent's roll leads only where that bot plays."""
+        opponent = self.opponent
         plan = []
         for state in states:
             if state.ranking or state.over:
@@ -88,6 +140,9 @@ class AceBot:
             faces = []
             for face in FACES:
                 replies = moves_unchecked(state, face)
+                if opponent is not None and state.turn != me and len(replies) > 1:
+                    played = opponent.choose(state._replace(roll=face))
+                    replies = replies if played is None else (played,)
                 children = [play_unchecked(state, face, reply) for reply in replies]
                 children = children or [play_unchecked(state, face, None)]  # a pass
                 faces.append((state.turn, list(dict.fromkeys(children))))

@@ -15,9 +15,24 @@ class Bot(Protocol):
     """Chooses a move for the player to move in a state whose die is rolled.
 
     Returns a plane index naming a legal move, or None to pass (only when no move is legal).
-    A bot built with the same seed returns the same move for the same state."""
+    A bot built with the same seed returns the same move for the same state.
+
+    A bot may also have a `name` (its registry name, which `introduce` tells the others)
+    and a `meet(colour, table)` method, to be told who sits at the table before play:
+    `table` maps each colour to its bot's name, None for a player no bot plays."""
 
     def choose(self, state: State) -> int | None: ...
+
+
+def introduce(seats: Mapping[str, Bot | None]) -> None:
+    """Tell every bot that asks (a `meet` method) who sits at the table: each colour's
+    bot by its `name`, None for a seat no bot plays (a person, a client) or a bot
+    without a name."""
+    table = {colour: getattr(bot, "name", None) for colour, bot in seats.items()}
+    for colour, bot in seats.items():
+        meet = getattr(bot, "meet", None)
+        if meet is not None:
+            meet(colour, table)
 
 
 @dataclass(frozen=True)

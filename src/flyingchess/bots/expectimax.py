@@ -8,7 +8,7 @@ for it by the same evaluation (max-n). The leaves are valued by bots/evaluation.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import ClassVar, Final
 
 from ..compiled import CHANCE_OUTCOMES
 from ..game import State, apply_unchecked, legal_moves, moves_unchecked, play_unchecked
@@ -21,6 +21,8 @@ if {chance for _, chance in CHANCE_OUTCOMES} != {1 / len(FACES)}:
 
 class ExpectimaxBot(GreedyBot):
     """The greedy bot's evaluation, one chance layer deeper."""
+
+    name: ClassVar[str] = "expectimax"
 
     def choose(self, state: State) -> int | None:
         moves = legal_moves(state)

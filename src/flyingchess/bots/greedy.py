@@ -6,11 +6,15 @@ result, so every rule option is followed without the bot knowing any rule.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from ..game import State, apply_unchecked, legal_moves
 from .evaluation import Evaluator, default_evaluator
 
 
 class GreedyBot:
+    name: ClassVar[str] = "greedy"
+
     def __init__(self, seed: int | None = None, evaluator: Evaluator | None = None) -> None:
         del seed  # deterministic: nothing to seed
         self.evaluator = evaluator or default_evaluator()

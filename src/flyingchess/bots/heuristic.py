@@ -6,11 +6,15 @@ the bot follows every rule option without knowing any rule itself.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from ..game import State
 from ..moves import move_infos
 
 
 class HeuristicBot:
+    name: ClassVar[str] = "heuristic"
+
     def __init__(self, seed: int | None = None) -> None:
         del seed  # deterministic: nothing to seed
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Final, NamedTuple
+from typing import ClassVar, Final, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -166,6 +166,8 @@ def _first_finisher(state: State) -> int:
 
 class LearnedBot:
     """Plays the legal move whose afterstate scores best; ties go to the lowest plane."""
+
+    name: ClassVar[str] = "learned"
 
     def __init__(self, seed: int | None = None, weights: Sequence[float] | None = None) -> None:
         del seed  # deterministic: nothing to seed

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import random
+from typing import ClassVar
 
 from ..game import State, legal_moves
 
 
 class RandomBot:
+    name: ClassVar[str] = "random"
+
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)
 

@@ -49,6 +49,9 @@ CELLS: Final = CENTRE + 2
 SLOT_INPUTS: Final = CELLS + 5 + SLOTS
 GLOBAL_INPUTS: Final = 3 + 3 + RULE_FEATURES
 INPUTS: Final = SLOTS * SLOT_INPUTS + GLOBAL_INPUTS
+RESPONSE_INPUTS: Final = INPUTS + SLOTS
+"""A best-response network's inputs: the same, and which slot is the player it plays
+for (the others play as one known bot, see `response_net`)."""
 WEIGHTS_FILE: Final = "value_weights.npz"
 OFFSETS_FILE: Final = "seat_offsets.json"
 
@@ -66,11 +69,23 @@ def value_tables(rules: Rules, players: tuple[str, ...]) -> ValueTables:
     return ValueTables(feature_tables(rules, players), np.array(rule_flags(rules), np.float32), len(players))
 
 
-def encode(tables: ValueTables, positions: npt.NDArray[np.int8], turn: npt.ArrayLike, sixes: npt.ArrayLike) -> Floats:
+def encode(
+    tables: ValueTables,
+    positions: npt.NDArray[np.int8],
+    turn: npt.ArrayLike,
+    sixes: npt.ArrayLike,
+    learner: npt.ArrayLike | None = None,
+) -> Floats:
     """float32 [B, INPUTS]: B positions ([B, players, 4] progress), each seen from its
-    player about to roll (`turn`, [B]) with `sixes` [B] sixes already rolled this turn."""
+    player about to roll (`turn`, [B]) with `sixes` [B] sixes already rolled this turn.
+    With `learner` ([B] player indices), [B, RESPONSE_INPUTS]: the learner's slot flagged
+    too, for a best-response network."""
     rows, count = positions.shape[0], positions.shape[1]
     turn = np.asarray(turn, np.intp).reshape(-1)
+    if learner is not None:
+        flags = np.zeros((rows, SLOTS), np.float32)
+        flags[np.arange(rows), (np.asarray(learner, np.intp).reshape(-1) - turn) % count] = 1.0
+        return np.concatenate([encode(tables, positions, turn, sixes), flags], axis=1)
     order = (turn[:, None] + np.arange(count)) % count  # slot -> player index
     value, chance = hit_chances(tables.features, positions)
     rotated = np.take_along_axis(positions, order[:, :, None], axis=1)
@@ -161,18 +176,37 @@ class ValueNet:
         self.w2 = np.asarray(w2, np.float32)
         self.b2 = np.asarray(b2, np.float32)
         hidden = self.b1.shape[0]
-        if self.w1.shape != (INPUTS, hidden) or self.w2.shape != (hidden, SLOTS) or self.b2.shape != (SLOTS,):
-            raise ValueError(f"value network shapes {self.w1.shape}, {self.w2.shape}: expected ({INPUTS}, H), (H, 4)")
+        inputs = self.w1.shape[0]
+        if inputs not in (INPUTS, RESPONSE_INPUTS) or self.w1.shape[1] != hidden or self.w2.shape != (hidden, SLOTS):
+            raise ValueError(
+                f"value network shapes {self.w1.shape}, {self.w2.shape}: "
+                f"expected ({INPUTS} or {RESPONSE_INPUTS}, H), (H, 4)"
+            )
+        if self.b2.shape != (SLOTS,):
+            raise ValueError(f"value network output bias {self.b2.shape}: expected ({SLOTS},)")
+
+    @property
+    def responds(self) -> bool:
+        """Whether it is a best-response network (its inputs flag the learner's slot)."""
+        return bool(self.w1.shape[0] == RESPONSE_INPUTS)
 
     @classmethod
-    def random(cls, hidden: int, rng: np.random.Generator) -> ValueNet:
+    def random(cls, hidden: int, rng: np.random.Generator, inputs: int = INPUTS) -> ValueNet:
         """A fresh network (He initialisation), for training."""
         return cls(
-            rng.normal(0, np.sqrt(2 / INPUTS), (INPUTS, hidden)),
+            rng.normal(0, np.sqrt(2 / inputs), (inputs, hidden)),
             np.zeros(hidden),
             rng.normal(0, np.sqrt(1 / hidden), (hidden, SLOTS)),
             np.zeros(SLOTS),
         )
+
+    def responding(self) -> ValueNet:
+        """A best-response network that starts as this one: the learner's flags weigh
+        nothing yet (a warm start for benchmarks/train_response.py)."""
+        if self.responds:
+            return ValueNet(self.w1.copy(), self.b1.copy(), self.w2.copy(), self.b2.copy())
+        w1 = np.concatenate([self.w1, np.zeros((SLOTS, self.w1.shape[1]), np.float32)])
+        return ValueNet(w1, self.b1.copy(), self.w2.copy(), self.b2.copy())
 
     def arrays(self) -> dict[str, Floats]:
         return {"w1": self.w1, "b1": self.b1, "w2": self.w2, "b2": self.b2}
@@ -243,6 +277,26 @@ def shipped_net() -> ValueNet:
     return net
 
 
+RESPONSES: Final[dict[str, str]] = {}
+"""The best-response networks that ship, by the bot they were trained against
+(benchmarks/train_response.py). None yet: the one trained against `heuristic` played
+no better than the self-play network (docs/bots.md, "How close to perfect play")."""
+
+
+@lru_cache(maxsize=8)
+def response_net(opponent: str) -> ValueNet | None:
+    """The shipped network trained to answer `opponent` (a registry name) in every other
+    seat, or None where none was trained."""
+    file = RESPONSES.get(opponent)
+    if file is None:
+        return None
+    with np.load(io.BytesIO(resources.files(__package__).joinpath(file).read_bytes())) as arrays:
+        net = ValueNet(arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"])
+    if not net.responds:
+        raise ValueError(f"{file} is not a best-response network ({net.w1.shape[0]} inputs)")
+    return net
+
+
 def position_arrays(states: Sequence[State]) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.intp], npt.NDArray[np.intp]]:
     """(positions, turn, sixes) of engine states of one game, as `encode` takes them."""
     positions = np.array([state.planes for state in states], np.int8)
@@ -251,20 +305,25 @@ def position_arrays(states: Sequence[State]) -> tuple[npt.NDArray[np.int8], npt.
     return positions, turn, sixes
 
 
-def win_chances(states: Sequence[State], net: ValueNet | None = None) -> npt.NDArray[np.float64]:
+def win_chances(
+    states: Sequence[State], net: ValueNet | None = None, learner: int | None = None
+) -> npt.NDArray[np.float64]:
     """[len(states), players]: each player's chance to finish first, in the order of
     `state.players`, for states of one game waiting for the die or for a move (a state
     waiting for a move is valued as it stands, before the move). A decided game gives
-    1 to its winner."""
+    1 to its winner. A best-response network needs `learner`, the player it plays for."""
     if not states:
         return np.zeros((0, 0))
     net = net or shipped_net()
+    if net.responds != (learner is not None):
+        raise ValueError("a best-response network values positions for a learner, and only it does")
     first = states[0]
     count = len(first.players)
     tables = value_tables(first.rules, first.players)
     positions, turn, sixes = position_arrays(states)
     offsets = net.position_offsets(first.rules, first.players, positions, turn)
-    slot_chances = net.chances(encode(tables, positions, turn, sixes), count, offsets)[:, :count]
+    learners = None if learner is None else np.full(len(states), learner, np.intp)
+    slot_chances = net.chances(encode(tables, positions, turn, sixes, learners), count, offsets)[:, :count]
     order = (turn[:, None] + np.arange(count)) % count
     result = np.zeros((len(states), count))
     np.put_along_axis(result, order, slot_chances, axis=1)
@@ -276,11 +335,14 @@ def win_chances(states: Sequence[State], net: ValueNet | None = None) -> npt.NDA
 
 __all__ = [
     "INPUTS",
+    "RESPONSES",
+    "RESPONSE_INPUTS",
     "SLOTS",
     "SeatOffsets",
     "ValueNet",
     "ValueTables",
     "encode",
+    "response_net",
     "shipped_net",
     "shipped_weights",
     "value_tables",

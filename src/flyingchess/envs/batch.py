@@ -598,6 +598,35 @@ class BatchGame:
 
     # ----------------------------------------------------------------- engine view
 
+    @classmethod
+    def from_states(cls, states: Sequence[State]) -> BatchGame:
+        """A batch of the engine's states of one game (same rules and players), each
+        waiting for the die: the inverse of `to_state`, so that search can play on from
+        a position on the batch simulator."""
+        if not states:
+            raise ValueError("no states to make a batch of")
+        first = states[0]
+        game = cls(first.rules, first.players, len(states))
+        for row, state in enumerate(states):
+            if state.rules != first.rules or state.players != first.players:
+                raise ValueError("the states of one batch share their rules and players")
+            if state.roll is not None:
+                raise ValueError(f"a state waiting for a move cannot join a batch: {state.describe()}")
+            game.positions[row] = state.planes
+            game.turn[row] = state.turn
+            game.sixes[row] = state.sixes
+            game.last_moved[row] = sum(1 << plane for plane in set(state.last_moved))
+            game.six_moved[row] = sum(1 << plane for plane in set(state.six_moved))
+            game.finished[row] = sum(
+                1 << seat for seat, planes in enumerate(state.planes) if all(p == CENTRE for p in planes)
+            )
+            ranked = [first.players.index(colour) for colour in state.ranking]
+            game.ranking[row, : len(ranked)] = ranked
+            game.ranked[row] = len(ranked)
+            game.over[row] = state.over
+            game.winner[row] = ranked[0] if state.over and ranked else -1
+        return game
+
     def to_state(self, game: int) -> State:
         """The engine's `State` of game `game`, waiting for the die (or over).
 

@@ -21,7 +21,7 @@ from typing import Any, SupportsFloat
 import gymnasium
 import numpy as np
 
-from ..bots import Bot, make_bot, seat_chooser
+from ..bots import Bot, introduce, make_bot, seat_chooser
 from ..game import DEFAULT_PLAYERS, State, apply, new_game, play_out
 from ..moves import choices
 from .batch import PASS_ACTION
@@ -61,6 +61,7 @@ class FlyingChessEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
         self.state = new_game(self.players, self.rules)
         self.colour = self.players[0]
         self.bots: dict[str, Bot] = {}
+        introduce({**self.bots, self.colour: None})  # the agent: a player no bot can know
         self._bots = seat_chooser(self.bots)
         self.rolls = 0
         self.ended = True
@@ -113,6 +114,7 @@ class FlyingChessEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
         self.bots = {
             colour: make_bot(name, self.dice.getrandbits(32)) for colour, name in zip(others, self.opponent_names)
         }
+        introduce({**self.bots, self.colour: None})  # the agent: a player no bot can know
         self._bots = seat_chooser(self.bots)
         self.ended = False
         while True:  # with skip_forced a game may end before the agent has a real choice: deal again

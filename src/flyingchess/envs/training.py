@@ -105,11 +105,52 @@ def value_actions(game: BatchGame, rolls: npt.ArrayLike, net: ValueNet) -> npt.N
     return actions
 
 
+def learner_chances(game: BatchGame, learner: npt.NDArray[np.intp], net: ValueNet) -> Floats:
+    """[B]: a best-response network's chance that its learner (player indices [B])
+    finishes first in each game as it stands (1 or 0 once someone has)."""
+    count = len(game.players)
+    inputs = encode(value_tables(game.rules, game.players), game.positions, game.turn, game.sixes, learner)
+    chances = net.chances(inputs, count)
+    mine = chances[np.arange(game.batch), (learner - game.turn) % count].astype(np.float64)
+    winner = batch_winner(game)
+    result: Floats = np.where(winner >= 0, (winner == learner).astype(np.float64), mine)
+    return result
+
+
+def response_actions(
+    game: BatchGame, rolls: npt.NDArray[np.int8], mask: npt.NDArray[np.bool_], net: ValueNet, rows: npt.NDArray[np.intp]
+) -> npt.NDArray[np.intp]:
+    """A best-response network's 1-ply choice in games `rows` (their mover is its
+    learner): [len(rows)] actions, the first legal move where there is no choice; the
+    batched twin of AceBot at depth 1 against a known opponent (benchmarks/train_response.py)."""
+    legal = mask[rows]
+    actions: npt.NDArray[np.intp] = np.where(legal.any(axis=1), np.argmax(legal, axis=1), PASS_ACTION)
+    choose = np.flatnonzero(legal.sum(axis=1) >= 2)
+    if not len(choose):
+        return actions
+    sub = game.take(rows[choose])
+    me = sub.turn.astype(np.intp)
+    everything = np.arange(len(choose))
+    values = np.full((len(choose), PLANES_PER_COLOUR), -np.inf)
+    for plane in range(PLANES_PER_COLOUR):
+        can = legal[choose, plane]
+        if not can.any():
+            continue
+        after = copy.copy(sub)
+        after.keep(everything)
+        after.step_unchecked(rolls[rows[choose]], np.where(can, plane, PASS_ACTION))
+        values[:, plane] = np.where(can, learner_chances(after, me, net), -np.inf)
+    actions[choose] = np.argmax(values, axis=1)
+    return actions
+
+
 __all__ = [
     "batch_actions",
     "batch_afterstates",
     "batch_features",
     "batch_winner",
+    "learner_chances",
     "mover_chances",
+    "response_actions",
     "value_actions",
 ]

@@ -47,8 +47,15 @@ class BotRunner:
         key = f"{colour}:{name}"
         if key not in self.bots:
             seed = zlib.crc32(f"{room.id}:{colour}".encode())
-            self.bots[key] = make_bot(name, seed)
+            bot = self.bots[key] = make_bot(name, seed)
+            meet = getattr(bot, "meet", None)
+            if meet is not None:  # who sits at the table (bots.introduce): people are None
+                meet(colour, {other: self._seated_bot(other) for other in room.seats})
         return self.bots[key]
+
+    def _seated_bot(self, colour: str) -> str | None:
+        seat = self.room.seats[colour]
+        return seat.bot if seat.kind == "bot" else None
 
     def wake(self) -> None:
         """Let the bots (and the autopilot) play while a page watches, and keep the clock

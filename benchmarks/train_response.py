@@ -1,0 +1,229 @@
+"""Train a best-response value network: every player's chance to finish first when one
+player (the learner, flagged in the inputs) plays the network's own choice and every
+other seat plays one known bot.
+
+    python benchmarks/train_response.py                       # against heuristic (prints figures)
+    python benchmarks/train_response.py --write               # ... and write bots/response_heuristic.npz
+
+The self-play network (benchmarks/train_value.py) answers "who wins if everyone plays
+like me"; against three `heuristic` bots that is the wrong question, and the
+measurements behind docs/bots.md ("How close to perfect play") say the strength left is
+in a value aimed at the opponents actually at the table. So: the same inputs plus the
+learner's slot (bots/value.py, RESPONSE_INPUTS), warm-started from the shipped network,
+fitted value iteration with TD(lambda) targets as train_value.py does, on games where a
+random seat is the learner (the network's 1-ply choice, `--explore` of its moves at
+random) and the others play the opponent's batched twin. Every configuration of
+train_value.CONFIGS is played every round. Each round ends with a paired check: the
+response network's 1-ply choice against three opponents (4 players, classic, seats
+rotated) on the same dice as the shipped network's 1-ply choice.
+
+Everything is drawn from one seed; the same seed gives the same weights on the same
+NumPy with one BLAS thread (`OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from flyingchess import Rules
+from flyingchess.bots.value import RESPONSE_INPUTS, ValueNet, encode, shipped_net, value_tables
+from flyingchess.envs.batch import BatchGame, heuristic_actions, random_actions
+from flyingchess.envs.training import response_actions, value_actions
+from flyingchess.sim import wilson_interval
+from train_value import CONFIGS, Adam, Samples, train
+
+Policy = Callable[[BatchGame, npt.NDArray[np.int8], npt.NDArray[np.bool_]], npt.NDArray[np.intp]]
+OPPONENTS: dict[str, Policy] = {"heuristic": heuristic_actions}
+"""The opponents a response can be trained against: each a batched twin of a bot."""
+
+WEIGHTS_DIR = Path(__file__).resolve().parents[1] / "src/flyingchess/bots"
+
+
+def respond(
+    rules: Rules,
+    players: tuple[str, ...],
+    games: int,
+    net: ValueNet,
+    opponent: Policy,
+    explore: float,
+    keep: float,
+    lam: float,
+    rng: np.random.Generator,
+    batch: int = 2048,
+) -> tuple[Samples, npt.NDArray[np.intp]]:
+    """Play `games` games, a random seat of each the learner, and label every position
+    before a roll with TD(lambda) targets of the response network (as train_value.self_play).
+    Returns the samples and each sample's learner."""
+    game = BatchGame(rules, players, min(batch, games))
+    count = len(players)
+    positions, turns, sixes, owners, learners = [], [], [], [], []
+    winners = np.full(games, -1, np.int8)
+    learner_of = rng.integers(0, count, games)
+    started = game.batch
+    game_of = np.arange(game.batch)
+    while True:
+        live = np.flatnonzero(game_of >= 0)
+        if not len(live):
+            break
+        positions.append(game.positions[live].copy())
+        turns.append(game.turn[live].copy())
+        sixes.append(game.sixes[live].copy())
+        owners.append(game_of[live].copy())
+        learners.append(learner_of[game_of[live]])
+        rolls = game.roll(rng)
+        mask = game.move_mask(rolls)
+        actions = opponent(game, rolls, mask)
+        mine = np.flatnonzero((game_of >= 0) & (game.turn == learner_of[np.maximum(game_of, 0)]))
+        if len(mine):
+            chosen = response_actions(game, rolls, mask, net, mine)
+            wander = rng.random(len(mine)) < explore
+            actions[mine] = np.where(wander, random_actions(mask[mine], rng), chosen)
+        game.step_unchecked(rolls, actions)
+        decided = np.flatnonzero((game_of >= 0) & (game.winner >= 0))
+        if len(decided):
+            winners[game_of[decided]] = game.winner[decided]
+            fresh = min(len(decided), games - started)
+            game.reset_games(decided[:fresh])
+            game_of[decided[:fresh]] = np.arange(started, started + fresh)
+            game_of[decided[fresh:]] = -1
+            started += fresh
+            running = np.flatnonzero(game_of >= 0)
+            if 0 < len(running) <= game.batch // 2:
+                game.keep(running)
+                game_of = game_of[running]
+    ends = np.cumsum([len(owner) for owner in owners])
+    all_positions, all_turns = np.concatenate(positions), np.concatenate(turns)
+    all_sixes, owner, all_learners = np.concatenate(sixes), np.concatenate(owners), np.concatenate(learners)
+    outcome = np.eye(count, dtype=np.float32)[winners]
+    predicted = np.empty((len(owner), count), np.float32)
+    tables = value_tables(rules, players)
+    for start in range(0, len(owner), 8192):
+        part = slice(start, start + 8192)
+        turn = all_turns[part].astype(np.intp)
+        inputs = encode(tables, all_positions[part], turn, all_sixes[part], all_learners[part])
+        slots = net.chances(inputs, count)[:, :count]
+        order = (turn[:, None] + np.arange(count)) % count
+        np.put_along_axis(predicted[part], order, slots, axis=1)
+    target = np.empty_like(predicted)
+    running_return = outcome.copy()
+    for stop, start in zip(ends[::-1], np.concatenate([[0], ends[:-1]])[::-1]):
+        ids = owner[start:stop]
+        target[start:stop] = running_return[ids]
+        running_return[ids] = (1 - lam) * predicted[start:stop] + lam * running_return[ids]
+    kept = rng.random(len(owner)) < keep
+    samples = Samples(all_positions[kept], all_turns[kept], all_sixes[kept], target[kept])
+    return samples, all_learners[kept].astype(np.intp)
+
+
+def paired_check(
+    net: ValueNet, opponent: Policy, games: int, seed: int, players: int = 4, preset: str = "classic"
+) -> tuple[int, int, int]:
+    """(response wins, shipped-network wins, games): each 1-ply against `players - 1`
+    opponents, seats rotated, on the same dice."""
+    results = []
+    for use_response in (True, False):
+        rng = np.random.default_rng(seed)
+        game = BatchGame(Rules.preset(preset), players, games)
+        seat = np.arange(games) % players
+        while not game.over.all():
+            rolls = game.roll(rng)
+            mask = game.move_mask(rolls)
+            theirs = opponent(game, rolls, mask)
+            if use_response:
+                rows = np.flatnonzero(game.turn == seat)
+                mine = theirs.copy()
+                mine[rows] = response_actions(game, rolls, mask, net, rows)
+            else:
+                mine = value_actions(game, rolls, shipped_net())
+            game.step(rolls, np.where(game.turn == seat, mine, theirs))
+        results.append(int((game.winner == seat).sum()))
+    return results[0], results[1], games
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--opponent", default="heuristic", choices=sorted(OPPONENTS))
+    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--games", type=int, default=1000, help="games per configuration share and round")
+    parser.add_argument("--keep", type=int, default=4, help="rounds of positions to learn from")
+    parser.add_argument("--sample", type=float, default=0.25, help="share of positions kept")
+    parser.add_argument("--explore", type=float, default=0.05)
+    parser.add_argument("--lam", type=float, default=0.7, help="TD(lambda): 1 learns from outcomes alone")
+    parser.add_argument("--steps", type=int, default=6000, help="minibatches per round")
+    parser.add_argument("--batch-size", type=int, default=512)
+    parser.add_argument("--rate", type=float, default=5e-4)
+    parser.add_argument("--check-games", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=2027)
+    parser.add_argument("--start", type=Path, help="continue from these weights (else the shipped network)")
+    parser.add_argument("--write", action="store_true", help="write the weights after each round")
+    parser.add_argument("--out", type=Path, help="where --write writes (default bots/response_OPPONENT.npz)")
+    args = parser.parse_args()
+    out = args.out or WEIGHTS_DIR / f"response_{args.opponent}.npz"
+    opponent = OPPONENTS[args.opponent]
+    rng = np.random.default_rng(args.seed)
+    if args.start:
+        with np.load(args.start) as arrays:
+            net = ValueNet(arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"]).responding()
+    else:
+        net = shipped_net().responding()
+    adam = Adam(net, args.rate)
+    history: list[list[tuple[int, Samples, npt.NDArray[np.intp]]]] = []
+    print(
+        f"response to {args.opponent}: {RESPONSE_INPUTS} inputs, {net.b1.shape[0]} hidden; seed {args.seed}",
+        flush=True,
+    )
+    began = time.perf_counter()
+    for round_ in range(args.rounds):
+        started = time.perf_counter()
+        fresh = []
+        for config, (preset, players, share) in enumerate(CONFIGS):
+            samples, learners = respond(
+                Rules.preset(preset),
+                players,
+                args.games * share,
+                net,
+                opponent,
+                args.explore,
+                args.sample,
+                args.lam,
+                rng,
+            )
+            fresh.append((config, samples, learners))
+        history = [*history[-(args.keep - 1) :], fresh] if args.keep > 1 else [fresh]
+        data = [item for round_data in history for item in round_data]
+        positions = sum(len(samples.turn) for _, samples, _ in data)
+        played = time.perf_counter() - started
+        loss = train(
+            net,
+            adam,
+            [(config, samples) for config, samples, _ in data],
+            args.steps,
+            args.batch_size,
+            rng,
+            learners=[learners for _, _, learners in data],
+        )
+        mine, shipped, games = paired_check(net, opponent, args.check_games, args.seed + 1000 + round_)
+        low, high = wilson_interval(mine, games)
+        print(
+            f"round {round_ + 1:2}: played {played:4.0f} s, {positions:,} positions, loss {loss:.4f}; "
+            f"1-ply vs 3 {args.opponent}: response {mine / games:.1%} [{low:.1%}, {high:.1%}], "
+            f"shipped network {shipped / games:.1%} on the same dice  ({time.perf_counter() - began:.0f} s)",
+            flush=True,
+        )
+        if args.write:
+            np.savez(out, **net.arrays())
+    if args.write:
+        print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

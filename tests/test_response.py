@@ -1,0 +1,219 @@
+"""The best response: the ace bot told who sits at the table and searching with the
+opponent's own replies, best-response networks (trained against one known bot: none
+ships yet, so the tests use one warm-started from the shipped network), and the batch
+simulator's twin of the choice (docs/bots.md)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+np = pytest.importorskip("numpy")
+
+from flyingchess import Rules, new_game
+from flyingchess.bots import HeuristicBot, introduce, make_bot
+from flyingchess.bots.ace import AceBot
+from flyingchess.bots.value import (
+    INPUTS,
+    RESPONSE_INPUTS,
+    RESPONSES,
+    SLOTS,
+    encode,
+    response_net,
+    shipped_net,
+    value_tables,
+    win_chances,
+)
+from flyingchess.envs.batch import BatchGame, heuristic_actions
+from flyingchess.envs.training import response_actions
+from flyingchess.game import legal_moves, moves_unchecked, play_unchecked
+from flyingchess.sim import play_bots
+from test_ace import played_states
+
+
+def test_the_learner_is_flagged_by_its_slot_after_the_same_inputs() -> None:
+    states = played_states(4, "classic", seed=5)
+    tables = value_tables(states[0].rules, states[0].players)
+    positions = np.array([s.planes for s in states], np.int8)
+    turn = np.array([s.turn for s in states])
+    sixes = np.array([s.sixes for s in states])
+    learner = np.array([k % 4 for k in range(len(states))])
+    plain = encode(tables, positions, turn, sixes)
+    flagged = encode(tables, positions, turn, sixes, learner)
+    assert flagged.shape == (len(states), RESPONSE_INPUTS) and RESPONSE_INPUTS == INPUTS + SLOTS
+    assert np.array_equal(flagged[:, :INPUTS], plain)
+    flags = flagged[:, INPUTS:]
+    assert (flags.sum(axis=1) == 1).all()
+    assert np.array_equal(flags.argmax(axis=1), (learner - turn) % 4)
+
+
+def test_a_response_network_values_for_its_learner_only() -> None:
+    net = shipped_net().responding()
+    assert net.responds and not shipped_net().responds
+    states = played_states(4, "classic", seed=6, count=10)
+    chances = win_chances(states, net, learner=2)
+    assert chances.shape == (10, 4) and np.allclose(chances.sum(axis=1), 1)
+    with pytest.raises(ValueError, match="learner"):
+        win_chances(states, net)
+    with pytest.raises(ValueError, match="learner"):
+        win_chances(states, shipped_net(), learner=2)
+    for opponent in ("heuristic", "greedy", "nobody"):
+        assert (response_net(opponent) is None) is (opponent not in RESPONSES)
+
+
+def test_a_warm_start_predicts_what_the_network_it_starts_from_does() -> None:
+    start = shipped_net()
+    warm = start.responding()
+    assert warm.responds and warm.w1.shape == (RESPONSE_INPUTS, start.w1.shape[1])
+    states = played_states(3, "house", seed=7, count=20)
+    for learner in range(3):
+        found = win_chances(states, warm, learner)
+        assert np.allclose(found, win_chances(states, _without_calibration(start)), atol=1e-6)
+
+
+def _without_calibration(net: Any) -> Any:
+    from flyingchess.bots.value import ValueNet
+
+    return ValueNet(net.w1, net.b1, net.w2, net.b2)
+
+
+class Listener:
+    name = "listener"
+
+    def __init__(self) -> None:
+        self.told: list[tuple[str, dict[str, str | None]]] = []
+
+    def meet(self, colour: str, table: dict[str, str | None]) -> None:
+        self.told.append((colour, dict(table)))
+
+    def choose(self, state: Any) -> int | None:
+        moves = legal_moves(state)
+        return moves[0] if moves else None
+
+
+def test_every_bot_is_told_the_table_before_play() -> None:
+    listener = Listener()
+    play_bots(Rules.preset("classic"), [make_bot("heuristic"), listener, make_bot("greedy")], random.Random(1))
+    assert listener.told == [("yellow", {"red": "heuristic", "yellow": "listener", "blue": "greedy"})]
+    other = Listener()
+    introduce({"red": other, "blue": None})  # a seat no bot plays: a person, a client
+    assert other.told == [("red", {"red": "listener", "blue": None})]
+
+
+@pytest.mark.parametrize(
+    ("table", "modelled"),
+    [
+        ({"yellow": "heuristic", "blue": "heuristic", "green": "heuristic"}, True),
+        ({"yellow": "casual", "blue": "heuristic", "green": "heuristic"}, True),  # a level name is its bot
+        ({"yellow": "heuristic", "blue": None, "green": "heuristic"}, False),  # a person at the table
+        ({"yellow": "heuristic", "blue": "greedy", "green": "heuristic"}, False),  # mixed
+        ({"yellow": "greedy", "blue": "greedy", "green": "greedy"}, False),  # too slow to ask in the search
+    ],
+)
+def test_ace_responds_only_to_a_table_of_one_modelled_bot(table: dict[str, str | None], modelled: bool) -> None:
+    trained = shipped_net().responding()
+    ace = AceBot(responses=lambda opponent: trained if opponent == "heuristic" else None)
+    ace.meet("red", {"red": "ace", **table})
+    assert isinstance(ace.opponent, HeuristicBot) is modelled
+    assert (ace.net is trained) is modelled and (ace.net is ace.self_play) is not modelled
+    ace.meet("red", {"red": "ace", "yellow": None})  # told again: the new table counts
+    assert ace.net is ace.self_play and ace.opponent is None
+    plain = AceBot()  # no response network: the opponent modelled, the self-play network's values
+    plain.meet("red", {"red": "ace", **table})
+    assert plain.net is plain.self_play and isinstance(plain.opponent, HeuristicBot) is modelled
+    never = AceBot(respond=False)
+    never.meet("red", {"red": "ace", **table})
+    assert never.opponent is None
+
+
+def test_when_responding_ace_expects_the_opponent_to_play_as_it_does() -> None:
+    ace = AceBot()
+    ace.meet("red", {"red": "ace", "yellow": "heuristic", "blue": "heuristic", "green": "heuristic"})
+    heuristic = HeuristicBot()
+    checked = 0
+    for state in played_states(4, "classic", seed=9, count=80):
+        plan = ace._expand([state], me=0)
+        for face, (roller, children) in zip(range(1, 7), plan[0]):
+            replies = moves_unchecked(state, face)
+            if roller == 0 or len(replies) < 2:
+                continue
+            played = heuristic.choose(state._replace(roll=face))
+            assert children == [play_unchecked(state, face, played)]
+            checked += 1
+    assert checked > 20
+
+
+def test_the_batched_response_chooses_as_ace_does_one_move_ahead() -> None:
+    net = shipped_net().responding()
+    net.w1[-4:] = np.random.default_rng(8).normal(0, 0.3, net.w1[-4:].shape)  # the learner's slot counts
+    ace = AceBot(depth=1, responses=lambda opponent: net)
+    ace.meet("red", {"red": "ace", "yellow": "heuristic", "blue": "heuristic", "green": "heuristic"})
+    rng = np.random.default_rng(3)
+    game = BatchGame(Rules.preset("classic"), 4, 256)
+    compared = 0
+    for _ in range(60):
+        rolls = game.roll(rng)
+        mask = game.move_mask(rolls)
+        rows = np.flatnonzero(~game.over)
+        twin = response_actions(game, rolls, mask, net, rows)
+        for row, action in zip(rows, twin):
+            state = game.to_state(int(row))._replace(roll=int(rolls[row]))
+            moves = legal_moves(state)
+            if len(moves) < 2:
+                continue
+            values = ace.move_values(state, moves)
+            best = max(values)
+            # the same move, or one the engine's values rate equal (a tie broken by float noise)
+            assert action in moves and values[moves.index(int(action))] >= best - 1e-6
+            compared += 1
+        game.step(rolls, heuristic_actions(game, rolls, mask))
+    assert compared > 200
+
+
+def test_a_batch_made_from_engine_states_is_the_same_game() -> None:
+    rng = np.random.default_rng(4)
+    for preset in ("classic", "house", "traditional", "even"):
+        game = BatchGame(Rules.preset(preset), 3, 48)
+        for step in range(300):
+            game.step_random(rng)
+            if step % 50 == 49:
+                copy = BatchGame.from_states([game.to_state(row) for row in range(game.batch)])
+                for name in BatchGame._FIELDS:
+                    if name != "rolls":
+                        assert np.array_equal(getattr(copy, name), getattr(game, name)), (preset, step, name)
+    with pytest.raises(ValueError, match="waiting for a move"):
+        BatchGame.from_states([new_game(2)._replace(roll=6)])
+
+
+def test_responses_ship_for_the_bots_named() -> None:
+    for opponent in RESPONSES:
+        net = response_net(opponent)
+        assert net is not None and net.responds
+
+
+@pytest.mark.parametrize("depth", [3, 4])
+def test_ace_against_a_modelled_table_plays_legal_moves_the_same_way_each_time(depth: int) -> None:
+    def game() -> list[int | None]:
+        ace = AceBot(depth=depth)
+        chosen: list[int | None] = []
+
+        class Watched:
+            name = "ace"
+
+            def meet(self, colour: str, table: dict[str, str | None]) -> None:
+                ace.meet(colour, table)
+
+            def choose(self, state: Any) -> int | None:
+                plane = ace.choose(state)
+                assert plane in legal_moves(state)
+                chosen.append(plane)
+                return plane
+
+        play_bots(Rules.preset("house"), [make_bot("heuristic"), Watched()], random.Random(depth))
+        assert isinstance(ace.opponent, HeuristicBot)
+        return chosen
+
+    first = game()
+    assert len(first) > 10 and game() == first
