@@ -217,3 +217,26 @@ def test_ace_against_a_modelled_table_plays_legal_moves_the_same_way_each_time(d
 
     first = game()
     assert len(first) > 10 and game() == first
+
+
+def test_a_rooms_ace_is_told_who_sits_at_its_table(tmp_path: Any) -> None:
+    import asyncio
+
+    from flyingchess.server.rooms.registry import Rooms
+    from flyingchess.server.rooms.registry import new_game as new_stored_game
+    from flyingchess.server.storage.async_store import AsyncStore
+    from flyingchess.server.storage.store import SqliteStore
+
+    async def ace_of(others: dict[str, dict[str, str]]) -> Any:
+        folder = tmp_path / str(len(list(tmp_path.iterdir())))  # a database of its own each time
+        folder.mkdir()
+        rooms = Rooms(AsyncStore(SqliteStore(folder / "games.sqlite3")), lambda: random.Random(1))
+        seats = {"red": {"kind": "bot", "bot": "ace"}, **others}
+        room = await rooms.create(new_stored_game(Rules.preset("classic"), tuple(seats), seats))
+        return room.bot_runner._bot_for("red")
+
+    bots = {colour: {"kind": "bot", "bot": "heuristic"} for colour in ("yellow", "blue", "green")}
+    ace = asyncio.run(ace_of(bots))
+    assert isinstance(ace, AceBot) and isinstance(ace.opponent, HeuristicBot)
+    with_a_person = asyncio.run(ace_of({**bots, "blue": {"kind": "human"}}))
+    assert with_a_person.opponent is None  # a person is no bot it can model
