@@ -42,11 +42,13 @@ def build(name: str, seed: int) -> Bot:
     from flyingchess.bots.value import ValueNet
 
     variant, _, depth_text = name.removeprefix("ace:").partition("@")
+    depth_text, _, close_text = depth_text.partition("~")
     depth = int(depth_text or 3)
+    close = float(close_text or 0)
     if variant == "self-play":
         return AceBot(seed, depth, respond=False)
     if variant == "model":
-        return AceBot(seed, depth, responses=lambda opponent: None)
+        return AceBot(seed, depth, responses=lambda opponent: None, close=close)
     if variant.startswith("net="):
         with np.load(variant.removeprefix("net=")) as arrays:
             net = ValueNet(arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"])
@@ -71,7 +73,9 @@ def outcomes(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bot", default="ace")
+    parser.add_argument(
+        "--bot", default="ace", help="the bot, or several separated by commas (each against the baseline)"
+    )
     parser.add_argument("--baseline", default="ace:self-play")
     parser.add_argument("--opponent", default="heuristic")
     parser.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
@@ -82,29 +86,34 @@ def main() -> None:
     if args.games < 2:
         raise SystemExit("--games: at least 2")
     rules = Rules.preset(args.preset)
+    bots = args.bot.split(",")
     console = Console()
     console.print(
-        f"{args.bot} and {args.baseline}, each against {args.players - 1} x {args.opponent}, {args.preset}, "
+        f"{', '.join(bots)} and {args.baseline}, each against {args.players - 1} x {args.opponent}, {args.preset}, "
         f"{args.games} games on the same dice, seats rotated, seed {args.seed} (parity {1 / args.players:.1%})"
     )
     started = time.perf_counter()
     with Progress(console=console, transient=True) as progress:
-        mine = outcomes(args.bot, args.opponent, rules, args.players, args.games, args.seed, progress)
         theirs = outcomes(args.baseline, args.opponent, rules, args.players, args.games, args.seed, progress)
-    if sum(mine) + sum(theirs) == 0:
-        raise SystemExit("no game was won by either bot: nothing was measured")
-    for name, won in ((args.bot, mine), (args.baseline, theirs)):
+        results = {
+            name: outcomes(name, args.opponent, rules, args.players, args.games, args.seed, progress) for name in bots
+        }
+    if sum(theirs) + sum(sum(won) for won in results.values()) == 0:
+        raise SystemExit("no game was won by any of the bots: nothing was measured")
+    width = max(len(name) for name in [args.baseline, *bots])
+    for name, won in ((args.baseline, theirs), *results.items()):
         low, high = wilson_interval(sum(won), len(won))
-        console.print(f"  {name:>14}: {sum(won) / len(won):6.1%}  ({low:.1%} .. {high:.1%})")
-    differences = [a - b for a, b in zip(mine, theirs)]
-    mean = sum(differences) / len(differences)
-    spread = math.sqrt(sum((d - mean) ** 2 for d in differences) / (len(differences) - 1))
-    half = 1.96 * spread / math.sqrt(len(differences))
-    console.print(
-        f"  difference: {mean:+.1%} ({mean - half:+.1%} .. {mean + half:+.1%}); "
-        f"won by {args.bot} alone {differences.count(1)}, by {args.baseline} alone {differences.count(-1)}; "
-        f"{time.perf_counter() - started:.0f} s"
-    )
+        console.print(f"  {name:>{width}}: {sum(won) / len(won):6.1%}  ({low:.1%} .. {high:.1%})")
+    for name, mine in results.items():
+        differences = [a - b for a, b in zip(mine, theirs)]
+        mean = sum(differences) / len(differences)
+        spread = math.sqrt(sum((d - mean) ** 2 for d in differences) / (len(differences) - 1))
+        half = 1.96 * spread / math.sqrt(len(differences))
+        console.print(
+            f"  {name} - {args.baseline}: {mean:+.1%} ({mean - half:+.1%} .. {mean + half:+.1%}); "
+            f"won by it alone {differences.count(1)}, by {args.baseline} alone {differences.count(-1)}"
+        )
+    console.print(f"  {time.perf_counter() - started:.0f} s")
 
 
 if __name__ == "__main__":

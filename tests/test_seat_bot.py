@@ -139,3 +139,32 @@ def test_bad_input_is_one_line_and_status_2(tmp_path: Path) -> None:
         assert "no open seat" in one_line_refusal(seat_bot(tmp_path, invite.link, "--bot", "random"))
         assert "bad-token" in one_line_refusal(seat_bot(tmp_path, invite.link, "--bot", "random", "--token", "stale"))
     assert time.monotonic() - started < 120
+
+
+def test_a_seated_master_is_told_its_table_and_plays_it(tmp_path: Path) -> None:
+    from flyingchess.bots import HeuristicBot
+    from flyingchess.bots.ace import AceBot
+    from flyingchess.seat_bot import BotChooser, sit
+
+    with Server(tmp_path / "data", network=True) as server:
+        invite, host_token = asyncio.run(
+            create_game(
+                server.url,
+                ["red", "blue"],
+                {"red": {"kind": "open"}, "blue": {"kind": "bot", "bot": "heuristic"}},
+                speed="instant",
+            )
+        )
+        chooser = BotChooser(AceBot())
+
+        async def play() -> str:
+            async def host() -> None:
+                async with GameClient(invite, host_token) as table:
+                    await table.wait_until(lambda g: g.seats["red"].get("kind") == "player", 60)
+                    await table.start()
+
+            _, game = await asyncio.gather(host(), sit(invite.link, chooser, colour="red", say=lambda line: None))
+            return game.phase
+
+        assert asyncio.run(asyncio.wait_for(play(), 300)) == "over"
+        assert isinstance(chooser.bot, AceBot) and isinstance(chooser.bot.opponent, HeuristicBot)

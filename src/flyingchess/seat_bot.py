@@ -15,10 +15,10 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from .bots import make_bot
+from .bots import Bot, make_bot
 from .client import Game, GameClient
 from .game import State
 
@@ -30,13 +30,33 @@ class SeatError(Exception):
     """Why the seat cannot be played on, in one line."""
 
 
+class BotChooser:
+    """A registered bot as a chooser, told who sits at the table (`meet`) when play starts."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+
+    def __call__(self, state: State) -> int | None:
+        return self.bot.choose(state)
+
+    def meet(self, colour: str, table: Mapping[str, str | None]) -> None:
+        meet = getattr(self.bot, "meet", None)
+        if meet is not None:
+            meet(colour, table)
+
+
 def bot_chooser(name: str) -> Chooser:
     """A registered bot's choice (`flyingchess bots` lists them)."""
     try:
         bot = make_bot(name)
     except (KeyError, ValueError, RuntimeError, ImportError) as error:
         raise SeatError(f"--bot {name}: {error}") from None
-    return bot.choose
+    return BotChooser(bot)
+
+
+def seated_bots(seats: Mapping[str, Mapping[str, Any]]) -> dict[str, str | None]:
+    """Each colour's bot by name, None for a person or a client (`bots.introduce`'s table)."""
+    return {colour: seat.get("bot") if seat.get("kind") == "bot" else None for colour, seat in seats.items()}
 
 
 def policy_chooser(spec: str) -> Chooser:
@@ -99,7 +119,12 @@ async def sit(
         if game.dice is not None and not game.started:
             await table.contribute()
         say(f"playing {', '.join(table.you.controls)} in {table.invite.link}")
+        meet = getattr(choose, "meet", None)
         while (now := await table.my_turn()).phase != "over":
+            if meet is not None:  # the seats are settled once play has begun
+                for mine in table.you.controls:
+                    meet(mine, seated_bots(now.seats))
+                meet = None
             if now.phase == "roll":
                 await table.roll()
                 continue

@@ -54,6 +54,7 @@ class AceBot:
         net: ValueNet | None = None,
         respond: bool = True,
         responses: Callable[[str], ValueNet | None] = response_net,
+        close: float = 0.0,
     ) -> None:
         """`respond=False`: never a best response, whatever the table (the bot as it was
         before, for comparisons); `responses`: the response network for a bot's name."""
@@ -68,6 +69,7 @@ class AceBot:
         self.places = GreedyBot()
         self.respond = respond
         self.responses = responses
+        self.close = close
 
     def meet(self, colour: str, table: Mapping[str, str | None]) -> None:
         """Be told the table: each seat's bot by registry or level name, None for a player
@@ -98,6 +100,16 @@ class AceBot:
         afters = [apply_unchecked(state, plane) for plane in moves]
         distinct = list(dict.fromkeys(afters))
         values = self._lookahead(distinct, self.depth - 1, me, learner)
+        if self.close and self.opponent is not None and len(distinct) > 1 and self.depth < DEPTHS[-1]:
+            # a close call against a modelled table: the moves near the best, a roll deeper
+            best = max(values)
+            near = [k for k, value in enumerate(values) if value >= best - self.close]
+            if len(near) > 1:
+                deeper = self._lookahead([distinct[k] for k in near], self.depth, me, learner)
+                floor = min(deeper) - 1.0  # the others stay behind every move looked at again
+                values = [floor + value - best for value in values]
+                for k, value in zip(near, deeper):
+                    values[k] = value
         value_of = dict(zip(distinct, values))
         return [value_of[after] for after in afters]
 
