@@ -49,11 +49,11 @@ import numpy.typing as npt
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from flyingchess import Rules
-from flyingchess.bots.value import RESPONSE_INPUTS, ValueNet, encode, shipped_net, value_tables
+from flyingchess.bots.value import RESPONSE_INPUTS, ValueNet, shipped_net, value_tables
 from flyingchess.envs.batch import BatchGame, heuristic_actions, random_actions
 from flyingchess.envs.training import response_actions, value_actions
 from flyingchess.sim import wilson_interval
-from train_value import CONFIGS, Adam, Samples, train
+from train_value import CONFIGS, Adam, Samples, lambda_returns, predictions, train
 
 Policy = Callable[[BatchGame, npt.NDArray[np.int8], npt.NDArray[np.bool_]], npt.NDArray[np.intp]]
 OPPONENTS: dict[str, Policy] = {"heuristic": heuristic_actions}
@@ -114,25 +114,12 @@ def respond(
             if 0 < len(running) <= game.batch // 2:
                 game.keep(running)
                 game_of = game_of[running]
-    ends = np.cumsum([len(owner) for owner in owners])
     all_positions, all_turns = np.concatenate(positions), np.concatenate(turns)
     all_sixes, owner, all_learners = np.concatenate(sixes), np.concatenate(owners), np.concatenate(learners)
     outcome = np.eye(count, dtype=np.float32)[winners]
-    predicted = np.empty((len(owner), count), np.float32)
     tables = value_tables(rules, players)
-    for start in range(0, len(owner), 8192):
-        part = slice(start, start + 8192)
-        turn = all_turns[part].astype(np.intp)
-        inputs = encode(tables, all_positions[part], turn, all_sixes[part], all_learners[part])
-        slots = net.chances(inputs, count)[:, :count]
-        order = (turn[:, None] + np.arange(count)) % count
-        np.put_along_axis(predicted[part], order, slots, axis=1)
-    target = np.empty_like(predicted)
-    running_return = outcome.copy()
-    for stop, start in zip(ends[::-1], np.concatenate([[0], ends[:-1]])[::-1]):
-        ids = owner[start:stop]
-        target[start:stop] = running_return[ids]
-        running_return[ids] = (1 - lam) * predicted[start:stop] + lam * running_return[ids]
+    predicted = predictions(net, tables, all_positions, all_turns, all_sixes, all_learners)
+    target = lambda_returns(predicted, outcome, owners, lam)
     kept = rng.random(len(owner)) < keep
     samples = Samples(all_positions[kept], all_turns[kept], all_sixes[kept], target[kept])
     return samples, all_learners[kept].astype(np.intp)

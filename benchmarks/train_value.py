@@ -49,7 +49,7 @@ import numpy.typing as npt
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from flyingchess import PRESETS, Rules
-from flyingchess.bots.value import INPUTS, SLOTS, ValueNet, encode, value_tables
+from flyingchess.bots.value import INPUTS, SLOTS, ValueNet, ValueTables, encode, value_tables
 from flyingchess.envs.batch import BatchGame, heuristic_actions, random_actions
 from flyingchess.envs.training import value_actions
 from flyingchess.sim import wilson_interval
@@ -141,29 +141,54 @@ def self_play(
                 game.keep(running)
                 game_of = game_of[running]
                 heuristic_seat = heuristic_seat[running]
-    ends = np.cumsum([len(owner) for owner in owners])
     all_positions, all_turns = np.concatenate(positions), np.concatenate(turns)
     all_sixes, owner = np.concatenate(sixes), np.concatenate(owners)
     outcome = np.eye(count, dtype=np.float32)[winners]  # [games, P]
     if net is None or lam >= 1:
         target = outcome[owner]
     else:
-        predicted = np.empty((len(owner), count), np.float32)
-        tables = value_tables(rules, players)
-        for start in range(0, len(owner), 8192):
-            part = slice(start, start + 8192)
-            turn = all_turns[part].astype(np.intp)
-            slots = net.chances(encode(tables, all_positions[part], turn, all_sixes[part]), count)[:, :count]
-            order = (turn[:, None] + np.arange(count)) % count
-            np.put_along_axis(predicted[part], order, slots, axis=1)
-        target = np.empty_like(predicted)
-        running_return = outcome.copy()
-        for stop, start in zip(ends[::-1], np.concatenate([[0], ends[:-1]])[::-1]):
-            ids = owner[start:stop]
-            target[start:stop] = running_return[ids]
-            running_return[ids] = (1 - lam) * predicted[start:stop] + lam * running_return[ids]
+        predicted = predictions(net, value_tables(rules, players), all_positions, all_turns, all_sixes)
+        target = lambda_returns(predicted, outcome, owners, lam)
     kept = rng.random(len(owner)) < keep
     return Samples(all_positions[kept], all_turns[kept], all_sixes[kept], target[kept])
+
+
+def predictions(
+    net: ValueNet,
+    tables: ValueTables,
+    positions: npt.NDArray[np.int8],
+    turns: npt.NDArray[np.int8],
+    sixes: npt.NDArray[np.int8],
+    learners: npt.NDArray[np.intp] | None = None,
+) -> npt.NDArray[np.float32]:
+    """[N, players]: the network's chances for each position, by player (not slot)."""
+    count = tables.players
+    predicted = np.empty((len(turns), count), np.float32)
+    for start in range(0, len(turns), 8192):
+        part = slice(start, start + 8192)
+        turn = turns[part].astype(np.intp)
+        learner = None if learners is None else learners[part]
+        slots = net.chances(encode(tables, positions[part], turn, sixes[part], learner), count)[:, :count]
+        order = (turn[:, None] + np.arange(count)) % count
+        np.put_along_axis(predicted[part], order, slots, axis=1)
+    return predicted
+
+
+def lambda_returns(
+    predicted: npt.NDArray[np.float32], outcome: npt.NDArray[np.float32], owners: list[npt.NDArray[np.intp]], lam: float
+) -> npt.NDArray[np.float32]:
+    """TD(lambda) targets, working back from the end: G(t) = (1 - lam) V(t + 1) + lam G(t + 1),
+    with G = who finished first at the end. `owners`: per step of play, the game of each
+    position recorded then (the rows of `predicted`, in that order)."""
+    ends = np.cumsum([len(owner) for owner in owners])
+    owner = np.concatenate(owners)
+    target = np.empty_like(predicted)
+    running_return = outcome.copy()
+    for stop, start in zip(ends[::-1], np.concatenate([[0], ends[:-1]])[::-1]):
+        ids = owner[start:stop]
+        target[start:stop] = running_return[ids]
+        running_return[ids] = (1 - lam) * predicted[start:stop] + lam * running_return[ids]
+    return target
 
 
 class Adam:
