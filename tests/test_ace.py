@@ -232,3 +232,11 @@ def test_levels_name_bots_in_order_and_work_wherever_a_bot_name_does() -> None:
     )
     assert played.returncode == 0, played.stderr
     assert "ace" in played.stdout and "random" in played.stdout
+    # a server's seats take levels too, and keep the bot's own name
+    from flyingchess.server.protocol import ProtocolError, SetSeat, parse_new_game
+
+    game = parse_new_game({"players": ["red", "blue"], "seats": {"red": {"kind": "bot", "bot": "master"}}})
+    assert game.seats["red"] == {"kind": "bot", "bot": "ace"}
+    assert SetSeat.parse({"colour": "blue", "kind": "bot", "bot": "casual"}).bot == "heuristic"
+    with pytest.raises(ProtocolError, match="unknown bot"):
+        SetSeat.parse({"colour": "blue", "kind": "bot", "bot": "grandmaster"})

@@ -15,6 +15,7 @@ from typing import Any, Final, Literal, Protocol, TypeVar, get_args
 
 from ..board import COLOURS, PLANES_PER_COLOUR
 from ..bots import BOTS, playable
+from ..bots.levels import resolve
 from ..fair_dice import CONTRIBUTION, valid_contribution
 from ..game import GameSetupError, validate_players
 from ..rules import Rules, RulesError
@@ -224,7 +225,7 @@ class SetSeat:
         kind = data.get("kind")
         if kind not in HOST_SEAT_KINDS:
             raise ProtocolError("bad-message", f"kind must be one of {', '.join(HOST_SEAT_KINDS)}")
-        bot = data.get("bot")
+        bot = _bot_name(data.get("bot"))
         if kind == "bot" and not playable(bot):
             raise ProtocolError("bad-message", _not_playable(bot))
         seat_kind = next(value for value in HOST_SEAT_KINDS if value == kind)
@@ -391,6 +392,12 @@ def parse_new_game(body: Any) -> NewGame:
     )
 
 
+def _bot_name(bot: Any) -> Any:
+    """A bot's registry name for a level's name (docs/bots.md: a level's name works
+    wherever a bot's does); the seat keeps the bot's own name."""
+    return resolve(bot) if isinstance(bot, str) else bot
+
+
 def _not_playable(bot: Any) -> str:
     if isinstance(bot, str) and bot in BOTS:
         return BOTS[bot].missing() or f"bot {bot!r} cannot play here"
@@ -410,9 +417,10 @@ def parse_seats(players: tuple[str, ...], seats: Any) -> dict[str, dict[str, str
         if not isinstance(seat, dict) or seat.get("kind") not in HOST_SEAT_KINDS:
             raise ProtocolError("bad-request", f"seat {colour}: kind must be human, bot or open")
         if seat["kind"] == "bot":
-            if not playable(seat.get("bot")):
-                raise ProtocolError("bad-request", f"seat {colour}: {_not_playable(seat.get('bot'))}")
-            out[colour] = {"kind": "bot", "bot": str(seat["bot"])}
+            bot = _bot_name(seat.get("bot"))
+            if not playable(bot):
+                raise ProtocolError("bad-request", f"seat {colour}: {_not_playable(bot)}")
+            out[colour] = {"kind": "bot", "bot": str(bot)}
         else:
             out[colour] = {"kind": str(seat["kind"])}
             if seat["kind"] == "human" and seat.get("name") not in (None, ""):  # a local player's name
