@@ -57,7 +57,8 @@ export function makeEnd({ app, gameId, local, verify }) {
  * @param {HTMLElement} dock
  * @param {any} snap  the game as the server sent it (phase "over")
  * @param {{ gameId: string, network: boolean, host: boolean, go(hash: string): void, rematch(): void,
- *   verify?: null | (() => Promise<any>) }} o  verify: check the revealed dice (a network game)
+ *   verify?: null | (() => Promise<any>), settled?: boolean }} o  verify: check the revealed dice (a network
+ *   game); settled: the card is drawn again (a new language), without its entrance and confetti
  */
 export function showEndCard(layer, dock, snap, { gameId, network, host, go, rematch, verify = null, settled = false }) {
   const seatOf = (colour) => snap.seats?.[colour];
