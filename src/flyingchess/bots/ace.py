@@ -15,10 +15,10 @@ finishing first); in games that play on for places the bot then plays as `greedy
 whose evaluation values places.
 
 Told who sits at the table (`meet`), the bot plays a best response where it can: when
-every other seat is one bot for which a response network ships (bots/value.py,
-`response_net`), the opponents' replies in the search are that bot's own choices, and
-the leaves are valued by the network trained against it. Otherwise (humans, unknown
-clients, mixed tables) it searches as above, with the self-play network.
+every other seat is one bot it can model (`MODELLED`), the opponents' replies in the
+search are that bot's own choices, and the leaves are valued by a network trained
+against it where one ships (bots/value.py, `response_net`), else by the self-play
+network. Otherwise (humans, unknown clients, mixed tables) it searches as above.
 """
 
 from __future__ import annotations
