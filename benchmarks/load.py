@@ -31,7 +31,9 @@ a write transaction), `freeze-redis` (SIGSTOP Redis), `restart` (SIGTERM each pr
 turn and start it again on its port, as docs/deploy.md's rolling restart). It reports how
 long the rooms took to move again (by when half, nine in ten and all had), and by kind:
 the last action any room acknowledged while Redis was frozen and how soon rooms moved
-after it returned, with the clients' reconnection attempts meanwhile (they back off as
+after it returned (their first acknowledged action: a player who learns of a turn from the
+snapshot a returning room sends thinks first; and before that, their first message: the
+room serving its pages again), with the clients' reconnection attempts meanwhile (they back off as
 web/net.js does); the round trip's p99 during a restart; how long new visitors (the page,
 the API, a WebSocket) waited while a process was frozen; and the errors pages were shown. The servers' warnings and
 errors are counted by line. It fails (exit status 1) when no action succeeded or the ledger finds a
@@ -107,6 +109,9 @@ class Stats:
     """When the disruption ended (a frozen process or Redis woken, the last restart done)."""
     last_during: dict[str, float] = field(default_factory=dict)
     """For each game, its last action while the disruption lasted (from its start)."""
+    heard_after: dict[str, float] = field(default_factory=dict)
+    """For each game, its first update or snapshot after the disruption ended (from its
+    end): when its room served its pages again, before any player had to act."""
     back_after: dict[str, float] = field(default_factory=dict)
     """For each game, its first action after the disruption ended (from its end)."""
     timed_latencies: list[tuple[float, float]] = field(default_factory=list)
@@ -267,6 +272,8 @@ class Player:
             self.asked_sync = False  # the answer to the sync sent after a reconnect
         elif kind == "snapshot":  # unasked: the room moved to another process under this page,
             self.waiting_since = None  # and a request its old owner never answered is asked again
+        if stats.restored_at is not None and self.game_id not in stats.heard_after:
+            stats.heard_after[self.game_id] = time.monotonic() - stats.restored_at
         game = message["game"]
         self.latest_key = _request_key(game) if game["started"] else None
         if kind == "snapshot" and self.unanswered_lost:
@@ -619,6 +626,9 @@ def disruption_figures(disruption: Disruption, stats: Stats, games: list[str], v
     }
     if disruption.kind == "freeze-redis":
         figures["last_action_during_the_outage_seconds_max"] = round(max(stats.last_during.values(), default=0.0), 2)
+        figures["rooms_serving_again_after_redis_returned_seconds_p50_p90_max"] = _spread(
+            list(stats.heard_after.values())
+        )
         figures["rooms_back_after_redis_returned_seconds_p50_p90_max"] = _spread(list(stats.back_after.values()))
         during = [number for at, number in stats.attempts if stats.disrupted_at <= at <= stats.restored_at]
         per_client = [during.count(number) for number in set(during)] or [0]

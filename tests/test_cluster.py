@@ -552,6 +552,54 @@ def test_pages_arriving_together_load_and_claim_a_room_once(tmp_path: Path, serv
     database.close()
 
 
+def test_rooms_coming_back_together_are_claimed_once_with_the_pages_asking_meanwhile(
+    tmp_path: Path, services: tuple[Postgres, Redis]
+) -> None:
+    """Rooms taken back together (Redis returning) are claimed and read in one go; a page
+    asking for one of them meanwhile joins that load rather than claiming it again (a
+    second claim would fence the first room), and a game that does not exist is named."""
+    import asyncio
+
+    from flyingchess.server.cluster.nodes import Cluster as RedisCluster
+    from flyingchess.server.cluster.rooms import ClusteredRooms
+    from flyingchess.server.errors import NoSuchGame
+    from flyingchess.server.storage.async_store import AsyncStore
+    from flyingchess.server.storage.store import SqliteStore, StoredGame
+
+    database = SqliteStore(tmp_path / "games.sqlite3")
+    seats = {"red": {"kind": "human"}, "blue": {"kind": "open"}}
+    games = [f"g{n}" for n in range(40)]
+    for game_id in games:
+        database.create(
+            StoredGame.new(
+                game_id, "classic", ["red", "blue"], seats, extra={"timer": 30}, host_token="h", started=False
+            )
+        )
+    store = AsyncStore(database)
+
+    async def rooms_come_back() -> tuple[list[object], list[object]]:
+        rooms = ClusteredRooms(store, cluster=RedisCluster(services[1].url))
+        await rooms.start()
+        try:
+            other = RedisCluster(services[1].url)  # another process holds one room's lease
+            assert await other.acquire("elsewhere")
+            assert await rooms.cluster.acquire_all([*games, "nope", "elsewhere"]) == {*games, "nope"}
+            await other.stop()
+            together = asyncio.ensure_future(rooms.own_all([*games, "nope"]))
+            asking = [asyncio.ensure_future(rooms.for_page(game_id)) for game_id in games[::4]]
+            return await together, await asyncio.gather(*asking)
+        finally:
+            await rooms.stop()
+
+    loaded, asked = asyncio.run(rooms_come_back())
+    store.close()
+    assert [room.id for room in loaded[:-1]] == games  # type: ignore[attr-defined]
+    assert isinstance(loaded[-1], NoSuchGame)
+    assert all(room is loaded[4 * n] for n, room in enumerate(asked))
+    assert all(database.claim(game_id) == 2 for game_id in games)  # claimed once each, once just now
+    database.close()
+
+
 def test_committed_dice_roll_on_through_a_killed_owner_and_a_rematch_reveals_them(cluster: Cluster) -> None:
     """A network game's rolls come from its stored commitment, so the process that takes
     a room over rolls exactly what the dead owner would have; a rematch asked of a process

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from flyingchess.server.errors import LostGame, StoreError
+from flyingchess.server.errors import DamagedGame, LostGame, StoreError
 from flyingchess.server.limits import Limits
 from flyingchess.server.storage.databases import open_database
 from flyingchess.server.storage.store import SqliteStore, SqlStore, StoredGame
@@ -117,6 +117,27 @@ def test_writes_are_fenced_by_the_latest_claim(database: SqlStore) -> None:
     assert stored is not None and len(stored.actions) == 3 and stored.epoch == second
     assert database.chat("g1", 10) == []
     assert database.claim("nope") is None
+
+
+def test_many_games_are_claimed_and_read_at_once_as_one_by_one(database: SqlStore) -> None:
+    """What a process does with hundreds of rooms coming back together (Redis returning):
+    each claimed as `claim` would (the old epoch fenced), each read as `load` reads it, a
+    missing game left out and a damaged one named without keeping the others back."""
+    for game_id in ("g1", "g2", "g3"):
+        make(database, game_id)
+    before = database.claim("g2")
+    assert before is not None
+    with database._transaction() as sql:
+        sql.execute("UPDATE games SET seats = ? WHERE id = ?", ("[1, 2]", "g3"))
+    epochs = database.claim_all(["g1", "g2", "g3", "nope"])
+    assert sorted(epochs) == ["g1", "g2", "g3"] and epochs["g2"] == before + 1
+    with pytest.raises(LostGame):
+        database.append_action("g2", 2, 4, None, False, None, [], epoch=before)
+    read = database.load_all(["g1", "g2", "g3", "nope"])
+    assert sorted(read) == ["g1", "g2", "g3"]
+    assert read["g1"] == database.load("g1") and read["g2"] == database.load("g2")
+    assert isinstance(read["g3"], DamagedGame) and "g3" in str(read["g3"])
+    assert database.claim_all([]) == {} and database.load_all([]) == {}
 
 
 def test_a_batch_commits_together_and_a_failed_write_undoes_only_itself(database: SqlStore) -> None:

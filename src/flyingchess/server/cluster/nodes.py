@@ -77,6 +77,20 @@ for i, key in ipairs(KEYS) do
 end
 return lost
 """
+_ACQUIRE = """
+local held = {}
+for i, key in ipairs(KEYS) do
+    local owner = redis.call('GET', key)
+    if not owner then
+        redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
+        table.insert(held, i)
+    elseif owner == ARGV[1] then
+        redis.call('PEXPIRE', key, ARGV[2])
+        table.insert(held, i)
+    end
+end
+return held
+"""
 _TAKE_OVER = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then
     redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
@@ -153,6 +167,7 @@ class Cluster:
         self.renew_script = self.redis.register_script(_RENEW)
         self.release_script = self.redis.register_script(_RELEASE)
         self.take_over_script = self.redis.register_script(_TAKE_OVER)
+        self.acquire_script = self.redis.register_script(_ACQUIRE)
         self.heartbeat_seconds = min(HEARTBEAT_SECONDS, lease_seconds / BEATS_TO_DEATH)
         self.healthy_since = time.monotonic()
         """When Redis last answered (a process cut off for a lease owns nothing)."""
@@ -288,6 +303,22 @@ class Cluster:
         if await self.owner_of(game_id) != self.node:
             return False
         return not await self.renew([game_id])  # ours still: counted from now on our clock
+
+    async def acquire_all(self, game_ids: list[str]) -> set[str]:
+        """Take the leases of these rooms that nobody holds (or this process already
+        does), in one round trip; returns the rooms held now. Hundreds of rooms coming back
+        at once (Redis returning) took up to 0.8 s as one command each."""
+        if not game_ids:
+            return set()
+        await self._beat_if_stale()
+        sent = time.monotonic()
+        held_at = await self.acquire_script(
+            keys=[owner_key(game_id) for game_id in game_ids], args=[self.node, int(self.lease_seconds * 1000)]
+        )
+        held = {game_ids[int(index) - 1] for index in held_at}
+        for game_id in held:
+            self._held(game_id, sent)
+        return held
 
     async def take_over(self, game_id: str, dead: str) -> bool:
         """Take the room's lease from a process taken for dead (only if it still holds it)."""

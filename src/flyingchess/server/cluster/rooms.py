@@ -27,20 +27,21 @@ import contextlib
 import functools
 import logging
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import redis
 
 from .. import metrics
-from ..errors import RESTARTING, UNAVAILABLE, NoSuchGame, RoomAway, StoreError
+from ..errors import RESTARTING, UNAVAILABLE, DamagedGame, NoSuchGame, RoomAway, StoreError
 from ..limits import Limits
 from ..rooms.dice import EntropyDice
 from ..rooms.presence import Watcher
 from ..rooms.registry import NewGame, RoomKeeping, create_room
 from ..rooms.room import GRACE_SECONDS, Room, RoomLike
-from ..rooms.session import load
+from ..rooms.session import LoadedGame, load
 from ..storage.async_store import LoopStore
+from ..storage.store import StoredGame
 from .forwarding import RemotePage, RemoteRoom
 from .inbox import Inbox
 from .nodes import Cluster
@@ -193,6 +194,30 @@ class ClusteredRooms:
             return room
         return await self.cache.load_once(game_id, self._load_owned)
 
+    async def own_all(self, game_ids: list[str]) -> list[Room | BaseException]:
+        """`_own` for many rooms whose leases this process holds again (Redis back after
+        an outage): claimed and read in one transaction each, not one per room."""
+        ready = {game_id: room for game_id in game_ids if (room := self.rooms.get(game_id)) and not room.lost}
+        rest = [game_id for game_id in game_ids if game_id not in ready]
+        loaded = dict(zip(rest, await self.cache.load_all(rest, self._load_all_owned), strict=True))
+        return [ready.get(game_id) or loaded[game_id] for game_id in game_ids]
+
+    async def _load_all_owned(self, game_ids: list[str]) -> dict[str, Room | Exception]:
+        try:
+            epochs = await self.store.claim_all(game_ids)
+            stored = await self.store.load_all(list(epochs))
+        except StoreError:
+            for game_id in game_ids:
+                await self.cluster.release(game_id)
+            raise
+        for game_id in set(game_ids).difference(stored):  # no such game
+            await self.cluster.release(game_id)
+        games = await asyncio.to_thread(_read_all, stored)
+        rooms: dict[str, Room | Exception] = {}
+        for game_id, game in games.items():
+            rooms[game_id] = game if isinstance(game, Exception) else self._room_for(game, epochs[game_id])
+        return rooms
+
     async def _load_owned(self, game_id: str) -> Room:
         try:
             epoch = await self.store.claim(game_id)
@@ -203,8 +228,10 @@ class ClusteredRooms:
         if stored is None:
             await self.cluster.release(game_id)
             raise NoSuchGame("no game with that id")
-        game = await asyncio.to_thread(load, stored)
-        room = self.make_room(game, epoch, holds=functools.partial(self.cluster.holds, game_id))
+        return self._room_for(await asyncio.to_thread(load, stored), epoch)
+
+    def _room_for(self, game: LoadedGame, epoch: int) -> Room:
+        room = self.make_room(game, epoch, holds=functools.partial(self.cluster.holds, game.id))
         room.on_lost = self._room_lost
         room.on_paused = self.suspension.room_paused
         return room
@@ -282,3 +309,14 @@ class ClusteredRooms:
     async def forget_in_memory(self, game_id: str) -> None:
         """Another process deleted the game: its room here stops and its pages are told."""
         await self.cache.forget_in_memory(game_id)
+
+
+def _read_all(stored: Mapping[str, StoredGame | DamagedGame]) -> dict[str, LoadedGame | Exception]:
+    """Each game read (`load`, CPU-bound: in one worker thread for them all), or why not."""
+    games: dict[str, LoadedGame | Exception] = {}
+    for game_id, one in stored.items():
+        try:
+            games[game_id] = one if isinstance(one, DamagedGame) else load(one)
+        except DamagedGame as damaged:
+            games[game_id] = damaged
+    return games

@@ -98,34 +98,27 @@ class Suspension:
         at once: one by one, hundreds of rooms took seconds to come back."""
         games = list(self.suspended)
         try:
-            owners = await self.rooms.cluster.owners_of(games)
+            held = await self.rooms.cluster.acquire_all(games)
         except (redis.RedisError, OSError):
             return  # not yet: the next round
-        taken = [self._take_back(game_id, owner) for game_id, owner in zip(games, owners, strict=True)]
+        ours = [game_id for game_id in games if game_id in held]
+        loaded = dict(zip(ours, await self.rooms.own_all(ours), strict=True))
+        taken = [self._take_back(game_id, loaded.get(game_id)) for game_id in games]
         for game_id, outcome in zip(games, await asyncio.gather(*taken, return_exceptions=True), strict=True):
             if isinstance(outcome, Exception):  # the others still come back
                 log.error("room %s: cannot take it back", game_id, exc_info=outcome)
 
-    async def _take_back(self, game_id: str, owner: str | None) -> None:
-        old = self.suspended.get(game_id)
+    async def _take_back(self, game_id: str, loaded: Room | BaseException | None) -> None:
+        """The room loaded anew (`loaded`), or why it could not be (None: another process
+        holds its lease now): its pages go to it, else they reconnect."""
+        old = self.suspended.pop(game_id, None)
         if old is None:
             return
-        cluster = self.rooms.cluster
-        try:
-            ours = owner in (None, cluster.node) and await cluster.acquire(game_id)
-        except (redis.RedisError, OSError):
-            return  # not yet: the next round
-        if self.suspended.get(game_id) is not old:
-            return
-        del self.suspended[game_id]
-        room = None
-        if ours:
-            try:
-                room = await self.rooms._own(game_id)
-            except (NoSuchGame, RoomAway, StoreError, DamagedGame) as error:
-                log.warning("room %s: cannot take it back: %s", game_id, error)
-            except Exception:  # a fault of ours: logged, and the pages reconnect (not left paused)
-                log.exception("room %s: cannot take it back", game_id)
+        room = loaded if isinstance(loaded, Room) else None
+        if isinstance(loaded, (NoSuchGame, RoomAway, StoreError, DamagedGame)):
+            log.warning("room %s: cannot take it back: %s", game_id, loaded)
+        elif isinstance(loaded, BaseException):  # a fault of ours: logged, and the pages reconnect
+            log.error("room %s: cannot take it back", game_id, exc_info=loaded)
         pages = list(old.presence.watchers.items())
         old.presence.watchers = {}
         remote_pages = self.rooms.remote_pages

@@ -25,10 +25,10 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Concatenate, ParamSpec, Protocol, TypeVar
+from typing import Any, ClassVar, Concatenate, Final, ParamSpec, Protocol, TypeVar
 
 from ..errors import DamagedGame, LostGame, NewerDatabase, StoreError
 
@@ -447,6 +447,20 @@ class SqlStore:
             row = sql.execute("UPDATE games SET epoch = epoch + 1 WHERE id = ? RETURNING epoch", (game_id,)).fetchone()
         return None if row is None else int(row[0])
 
+    @_mapped
+    def claim_all(self, game_ids: Sequence[str]) -> dict[str, int]:
+        """`claim` for many games in one transaction (hundreds of rooms coming back at
+        once): each game's new epoch; a game that does not exist is left out."""
+        epochs: dict[str, int] = {}
+        with self._transaction() as sql:
+            for part in _parts(game_ids):
+                marks = ",".join("?" * len(part))
+                rows = sql.execute(
+                    f"UPDATE games SET epoch = epoch + 1 WHERE id IN ({marks}) RETURNING id, epoch", part
+                ).fetchall()
+                epochs.update((row[0], int(row[1])) for row in rows)
+        return epochs
+
     # ----------------------------------------------------------------- reads
 
     @_mapped
@@ -480,6 +494,27 @@ class SqlStore:
                 ).fetchall()
             ]
         return _stored_game(game_id, row, actions)
+
+    @_mapped
+    def load_all(self, game_ids: Sequence[str]) -> dict[str, StoredGame | DamagedGame]:
+        """`load` for many games in two queries: each game, or why it cannot be read (one
+        damaged game does not keep the others back); a game that does not exist is left out."""
+        games: dict[str, StoredGame | DamagedGame] = {}
+        with self._transaction() as sql:
+            for part in _parts(game_ids):
+                marks = ",".join("?" * len(part))
+                rows = sql.execute(f"SELECT {GAME_COLUMNS} FROM games WHERE id IN ({marks})", part).fetchall()
+                actions: dict[str, list[tuple[int, int | None]]] = {row[0]: [] for row in rows}
+                for game_id, roll, plane in sql.execute(
+                    f"SELECT game_id, roll, plane FROM actions WHERE game_id IN ({marks}) ORDER BY game_id, seq", part
+                ).fetchall():
+                    actions[game_id].append((roll, plane))
+                for row in rows:
+                    try:
+                        games[row[0]] = _stored_game(row[0], row, actions[row[0]])
+                    except DamagedGame as damaged:
+                        games[row[0]] = damaged
+        return games
 
     @_mapped
     def summaries(
@@ -659,6 +694,15 @@ class SqliteStore(SqlStore):
     def close(self) -> None:
         with self.lock:
             self.db.close()
+
+
+IN_ONE_QUERY: Final = 500
+"""Games named in one statement (SQLite allows 32,766 parameters, PostgreSQL 65,535)."""
+
+
+def _parts(game_ids: Sequence[str]) -> list[tuple[str, ...]]:
+    ids = tuple(game_ids)
+    return [ids[start : start + IN_ONE_QUERY] for start in range(0, len(ids), IN_ONE_QUERY)]
 
 
 def _stored_game(game_id: str, row: tuple[Any, ...], actions: list[tuple[int, int | None]]) -> StoredGame:
