@@ -552,11 +552,12 @@ def test_pages_arriving_together_load_and_claim_a_room_once(tmp_path: Path, serv
     database.close()
 
 
-def test_rooms_coming_back_together_are_claimed_once_with_the_pages_asking_meanwhile(
+def test_rooms_asked_for_together_are_claimed_once_each_in_a_few_batches(
     tmp_path: Path, services: tuple[Postgres, Redis]
 ) -> None:
-    """Rooms taken back together (Redis returning) are claimed and read in one go; a page
-    asking for one of them meanwhile joins that load rather than claiming it again (a
+    """Rooms taken back together (Redis returning) and rooms many pages ask for at once
+    (a restart's reconnections) are claimed and read in a few batches, not one by one; a
+    page asking for a room while it loads joins that load rather than claiming it again (a
     second claim would fence the first room), and a game that does not exist is named."""
     import asyncio
 
@@ -568,34 +569,48 @@ def test_rooms_coming_back_together_are_claimed_once_with_the_pages_asking_meanw
 
     database = SqliteStore(tmp_path / "games.sqlite3")
     seats = {"red": {"kind": "human"}, "blue": {"kind": "open"}}
-    games = [f"g{n}" for n in range(40)]
+    games = [f"g{n}" for n in range(60)]
     for game_id in games:
         database.create(
             StoredGame.new(
                 game_id, "classic", ["red", "blue"], seats, extra={"timer": 30}, host_token="h", started=False
             )
         )
-    store = AsyncStore(database)
+    batches: list[list[str]] = []
+    claim_all = database.claim_all
 
-    async def rooms_come_back() -> tuple[list[object], list[object]]:
+    def claim_and_note(game_ids: list[str]) -> dict[str, int]:
+        batches.append(list(game_ids))
+        return claim_all(game_ids)
+
+    database.claim_all = claim_and_note  # type: ignore[method-assign]
+    store = AsyncStore(database)
+    back, asked_for = games[:30], games[30:]
+
+    async def rooms_are_asked_for() -> tuple[list[object], list[object], list[object]]:
         rooms = ClusteredRooms(store, cluster=RedisCluster(services[1].url))
         await rooms.start()
         try:
             other = RedisCluster(services[1].url)  # another process holds one room's lease
             assert await other.acquire("elsewhere")
-            assert await rooms.cluster.acquire_all([*games, "nope", "elsewhere"]) == {*games, "nope"}
+            assert await rooms.cluster.acquire_all([*back, "nope", "elsewhere"]) == {*back, "nope"}
             await other.stop()
-            together = asyncio.ensure_future(rooms.own_all([*games, "nope"]))
-            asking = [asyncio.ensure_future(rooms.for_page(game_id)) for game_id in games[::4]]
-            return await together, await asyncio.gather(*asking)
+            together = asyncio.ensure_future(rooms.own_all([*back, "nope"]))
+            meanwhile = [asyncio.ensure_future(rooms.for_page(game_id)) for game_id in back[::4]]
+            pages = [asyncio.ensure_future(rooms.for_page(game_id)) for game_id in asked_for for _ in range(3)]
+            return await together, await asyncio.gather(*meanwhile), await asyncio.gather(*pages)
         finally:
             await rooms.stop()
 
-    loaded, asked = asyncio.run(rooms_come_back())
+    loaded, joined, found = asyncio.run(rooms_are_asked_for())
     store.close()
-    assert [room.id for room in loaded[:-1]] == games  # type: ignore[attr-defined]
+    assert [room.id for room in loaded[:-1]] == back  # type: ignore[attr-defined]
     assert isinstance(loaded[-1], NoSuchGame)
-    assert all(room is loaded[4 * n] for n, room in enumerate(asked))
+    assert all(room is loaded[4 * n] for n, room in enumerate(joined))
+    assert [room.id for room in found] == [game_id for game_id in asked_for for _ in range(3)]  # type: ignore[attr-defined]
+    assert batches[0] == [*back, "nope"]  # taken back in one batch
+    assert sorted(game for batch in batches for game in batch) == sorted([*games, "nope"])  # each claimed once
+    assert len(batches) <= 10, batches  # the pages' rooms in a few batches, not thirty
     assert all(database.claim(game_id) == 2 for game_id in games)  # claimed once each, once just now
     database.close()
 

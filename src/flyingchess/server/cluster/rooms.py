@@ -44,6 +44,7 @@ from ..storage.async_store import LoopStore
 from ..storage.store import StoredGame
 from .forwarding import RemotePage, RemoteRoom
 from .inbox import Inbox
+from .loads import Coalesced
 from .nodes import Cluster
 from .suspension import Suspension
 from .takeover import Takeovers
@@ -85,6 +86,7 @@ class ClusteredRooms:
         self.inbox = Inbox(self, cluster)
         self.takeovers = Takeovers(self)
         self.suspension = Suspension(self)
+        self.loads: Coalesced[Room] = Coalesced(self._load_all_owned)
 
     # ----------------------------------------------------------------- running
 
@@ -192,17 +194,16 @@ class ClusteredRooms:
         room = self.rooms.get(game_id)
         if room is not None and not room.lost:  # loaded while the caller awaited Redis
             return room
-        return await self.cache.load_once(game_id, self._load_owned)
+        return await self.cache.load_once(game_id, self.loads.load)
 
     async def own_all(self, game_ids: list[str]) -> list[Room | BaseException]:
         """`_own` for many rooms whose leases this process holds again (Redis back after
-        an outage): claimed and read in one transaction each, not one per room."""
-        ready = {game_id: room for game_id in game_ids if (room := self.rooms.get(game_id)) and not room.lost}
-        rest = [game_id for game_id in game_ids if game_id not in ready]
-        loaded = dict(zip(rest, await self.cache.load_all(rest, self._load_all_owned), strict=True))
-        return [ready.get(game_id) or loaded[game_id] for game_id in game_ids]
+        an outage): each room, or why it could not be loaded."""
+        return await asyncio.gather(*(self._own(game_id) for game_id in game_ids), return_exceptions=True)
 
     async def _load_all_owned(self, game_ids: list[str]) -> dict[str, Room | Exception]:
+        """Claim and load rooms whose leases this process holds (`Coalesced`, loads.py:
+        every room asked for in the same moment): one transaction of claims, one read."""
         try:
             epochs = await self.store.claim_all(game_ids)
             stored = await self.store.load_all(list(epochs))
@@ -213,22 +214,10 @@ class ClusteredRooms:
         for game_id in set(game_ids).difference(stored):  # no such game
             await self.cluster.release(game_id)
         games = await asyncio.to_thread(_read_all, stored)
-        rooms: dict[str, Room | Exception] = {}
-        for game_id, game in games.items():
-            rooms[game_id] = game if isinstance(game, Exception) else self._room_for(game, epochs[game_id])
-        return rooms
-
-    async def _load_owned(self, game_id: str) -> Room:
-        try:
-            epoch = await self.store.claim(game_id)
-            stored = await self.store.load(game_id) if epoch is not None else None
-        except StoreError:
-            await self.cluster.release(game_id)
-            raise
-        if stored is None:
-            await self.cluster.release(game_id)
-            raise NoSuchGame("no game with that id")
-        return self._room_for(await asyncio.to_thread(load, stored), epoch)
+        return {
+            game_id: game if isinstance(game, Exception) else self._room_for(game, epochs[game_id])
+            for game_id, game in games.items()
+        }
 
     def _room_for(self, game: LoadedGame, epoch: int) -> Room:
         room = self.make_room(game, epoch, holds=functools.partial(self.cluster.holds, game.id))

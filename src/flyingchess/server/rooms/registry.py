@@ -11,7 +11,7 @@ import json
 import random
 import secrets
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Final, NamedTuple, Protocol
 
@@ -66,10 +66,6 @@ class RoomCache:
 
     async def load_once(self, game_id: str, loader: Callable[[str], Awaitable[Room]]) -> Room:
         """The room `loader` makes for the game, kept here; one load however many ask."""
-        return await asyncio.shield(self._loading(game_id, loader))
-
-    def _loading(self, game_id: str, loader: Callable[[str], Awaitable[Room]]) -> asyncio.Future[Room]:
-        """The game's load under way, started now with `loader` if there is none."""
         pending = self.loading.get(game_id)
         if pending is None:
             pending = self.loading[game_id] = asyncio.ensure_future(self._load(game_id, loader))
@@ -79,29 +75,7 @@ class RoomCache:
                 self.deleted_while_loading.discard(game_id)
 
             pending.add_done_callback(loaded)
-        return pending
-
-    async def load_all(
-        self, game_ids: Sequence[str], loader: Callable[[list[str]], Awaitable[Mapping[str, Room | Exception]]]
-    ) -> list[Room | BaseException]:
-        """The rooms for several games, `loader` making them all in one go (hundreds of
-        rooms coming back at once: one read, not one each); a game already loading joins
-        that load. Each game's room, or why it has none (a game `loader` leaves out does
-        not exist); one failing does not keep the others back."""
-        wanted = [game_id for game_id in dict.fromkeys(game_ids) if game_id not in self.loading]
-        batch = asyncio.ensure_future(loader(wanted))
-
-        async def one_of_them(game_id: str) -> Room:
-            made = (await asyncio.shield(batch)).get(game_id)
-            if made is None:
-                raise NoSuchGame("no game with that id")
-            if isinstance(made, Exception):
-                raise made
-            return made
-
-        # every load registered before anything runs: a page asking meanwhile joins one
-        pending = [self._loading(game_id, one_of_them) for game_id in game_ids]
-        return await asyncio.gather(*(asyncio.shield(one) for one in pending), return_exceptions=True)
+        return await asyncio.shield(pending)
 
     async def _load(self, game_id: str, loader: Callable[[str], Awaitable[Room]]) -> Room:
         room = await loader(game_id)
