@@ -859,7 +859,7 @@ def test_behind_nginx_new_visitors_are_served_within_2_s_while_a_process_is_froz
 
 
 def test_behind_nginx_a_quiet_connection_stays_open(cluster: Cluster) -> None:
-    """nginx gives up on a WebSocket that hears nothing for 1.8 s; the server's pings (each
+    """nginx gives up on a WebSocket that hears nothing for 1.5 s; the server's pings (each
     second) keep a quiet one open."""
     require("nginx")
     a, b = cluster.servers

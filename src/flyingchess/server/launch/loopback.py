@@ -200,16 +200,16 @@ location / {
 }
 location /ws/ {
     proxy_pass http://flyingchess_sockets;
-    proxy_read_timeout 1800ms;
+    proxy_read_timeout 1500ms;
 }
 location ~ ^/api/(stats|games/[^/]+/(chances|hint|analysis))$ {
     proxy_pass http://flyingchess;
     proxy_read_timeout 30s;
 }"""
 """The proxying part of the documented nginx configuration (in its `server` block; docs/
-deploy.md shows it whole). A process that has not answered within 1.5 s (a page, the API)
-or 1.8 s (a WebSocket handshake: the server pings every connection each second, so an
-open one is never quiet that long) is taken for failing and the request goes to another
+deploy.md shows it whole). A process that has not answered within 1.5 s (a page, the API,
+a WebSocket handshake: the server pings every connection each second, so an open one is
+never quiet that long) is taken for failing and the request goes to another
 process, if it is one a retry cannot harm (GET, or a handshake); the answers that
 compute (win chances, hints, analysis, statistics) get 30 s."""
 

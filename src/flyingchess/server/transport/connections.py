@@ -113,12 +113,27 @@ def guarded_protocols(guard: ConnectionGuard) -> tuple[type[H11Protocol], type[W
             super().connection_lost(exc)
 
     class GuardedWebSocket(WebSocketsSansIOProtocol):
+        last_sent = 0.0
+        """When the app last sent on the connection (the loop's clock)."""
+
         async def send(self, message: Any) -> None:
             await super().send(message)
+            self.last_sent = self.loop.time()
             if message["type"] == "websocket.http.response.body" and not message.get("more_body", False):
                 # A handshake answered with a response of the app's own (503 before the
                 # upgrade) is complete: uvicorn forgets to say so and logs a false error.
                 self.handshake_complete = True
+
+        def send_keepalive_ping(self) -> None:
+            """Ping only a connection that has been quiet for the ping interval: a balancer
+            needs to hear from it that often (docs/deploy.md), and a page of a game in play
+            hears an update about every second anyway. Pinging each of thousands of pages
+            every second took a seventh of a busy process's time."""
+            interval, quiet = self.ping_interval, self.loop.time() - self.last_sent
+            if interval and quiet < interval and not self.close_sent and not self.transport.is_closing():
+                self.ping_timer = self.loop.call_later(interval - quiet, self.send_keepalive_ping)
+                return
+            super().send_keepalive_ping()
 
         def connection_lost(self, exc: Exception | None) -> None:
             guard.release(self.transport, self.client[0] if self.client else None)

@@ -43,7 +43,7 @@ DRAIN_SECONDS: Final = 10.0
 PING_SECONDS: Final = 1.0
 """The server pings every WebSocket this often: a load balancer then knows an open
 connection is never quiet for long, and can give up on a handshake that gets no answer
-within 1.8 s (a frozen process) without cutting open connections (docs/deploy.md)."""
+within 1.5 s (a frozen process) without cutting open connections (docs/deploy.md)."""
 PONG_SECONDS: Final = 20.0
 """A connection whose pong is this late is closed: the page is gone, or its network is."""
 GC_THRESHOLDS = (20_000, 50, 100)
