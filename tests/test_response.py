@@ -5,6 +5,7 @@ simulator's twin of the choice (docs/bots.md)."""
 
 from __future__ import annotations
 
+import itertools
 import random
 from typing import Any
 
@@ -28,7 +29,7 @@ from flyingchess.bots.value import (
 )
 from flyingchess.envs.batch import BatchGame, heuristic_actions
 from flyingchess.envs.training import response_actions
-from flyingchess.game import legal_moves, moves_unchecked, play_unchecked
+from flyingchess.game import apply_unchecked, legal_moves, moves_unchecked, play_unchecked
 from flyingchess.sim import play_bots
 from test_ace import played_states
 
@@ -240,3 +241,35 @@ def test_a_rooms_ace_is_told_who_sits_at_its_table(tmp_path: Any) -> None:
     assert isinstance(ace, AceBot) and isinstance(ace.opponent, HeuristicBot)
     with_a_person = asyncio.run(ace_of({**bots, "blue": {"kind": "human"}}))
     assert with_a_person.opponent is None  # a person is no bot it can model
+
+
+def test_a_close_call_is_searched_a_roll_deeper_and_nothing_else_is() -> None:
+    """`close`: moves within that much of the best are searched a roll deeper against a
+    modelled table. With every move a close call the bot values moves as depth 4 does;
+    with none, as depth 3; with no modelled table (nobody told it the table) `close`
+    changes nothing."""
+    table = {"red": "ace", "blue": "heuristic"}
+    decisions = 0
+    for state, roll in itertools.product(played_states(2, "classic", seed=29, count=60), (6, 4)):
+        rolled = state._replace(roll=roll)
+        moves = legal_moves(rolled)
+        if len({apply_unchecked(rolled, plane) for plane in moves}) < 2 or rolled.turn != 0:
+            continue
+        deeper, shallower = AceBot(depth=4), AceBot()
+        deeper.meet("red", table)
+        shallower.meet("red", table)
+        four, three = deeper.move_values(rolled, moves), shallower.move_values(rolled, moves)
+        assert four != three  # a roll deeper values differently
+        values = sorted(dict(zip([apply_unchecked(rolled, plane) for plane in moves], three)).values())
+        if values[-1] == values[-2]:
+            continue  # two moves lead at depth 3: a close call whatever the margin
+        best, second = values[-1], values[-2]
+        every_move_close, none_close = AceBot(close=1.0), AceBot(close=(best - second) / 2)
+        every_move_close.meet("red", table)
+        none_close.meet("red", table)
+        assert every_move_close.move_values(rolled, moves) == four
+        assert none_close.move_values(rolled, moves) == three
+        untold = AceBot().move_values(rolled, moves)  # no modelled table: the network replies
+        assert untold != three and AceBot(close=1.0).move_values(rolled, moves) == untold
+        decisions += 1
+    assert decisions >= 5
