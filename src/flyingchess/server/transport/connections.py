@@ -13,7 +13,7 @@ import ipaddress
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
@@ -58,6 +58,10 @@ class ConnectionGuard:
             held.discard(transport)
             if not held:
                 del self.open[address or ""]
+
+
+PINGS_SKIPPED_AT_MOST: Final = 5
+"""A busy connection is pinged at least every this many ping intervals all the same."""
 
 
 def guarded_protocols(guard: ConnectionGuard) -> tuple[type[H11Protocol], type[WebSocketsSansIOProtocol]]:
@@ -125,12 +129,20 @@ def guarded_protocols(guard: ConnectionGuard) -> tuple[type[H11Protocol], type[W
                 self.handshake_complete = True
 
         def send_keepalive_ping(self) -> None:
-            """Ping only a connection that has been quiet for the ping interval: a balancer
-            needs to hear from it that often (docs/deploy.md), and a page of a game in play
-            hears an update about every second anyway. Pinging each of thousands of pages
-            every second took a seventh of a busy process's time."""
-            interval, quiet = self.ping_interval, self.loop.time() - self.last_sent
-            if interval and quiet < interval and not self.close_sent and not self.transport.is_closing():
+            """Ping a connection that has been quiet for the ping interval (a balancer needs
+            to hear from it that often: docs/deploy.md), and any other every few intervals
+            (its pong says the page is still there: a vanished one is closed when none
+            comes). A page of a game in play hears an update about every second anyway;
+            pinging each of thousands every second took a seventh of a busy process's time."""
+            interval, now = self.ping_interval, self.loop.time()
+            quiet = now - self.last_sent
+            if (
+                interval
+                and quiet < interval
+                and now - self.ping_sent_at < interval * PINGS_SKIPPED_AT_MOST
+                and not self.close_sent
+                and not self.transport.is_closing()
+            ):
                 self.ping_timer = self.loop.call_later(interval - quiet, self.send_keepalive_ping)
                 return
             super().send_keepalive_ping()
