@@ -180,6 +180,7 @@ def test_each_step_of_a_replay_is_said(browser: Any, server: Server) -> None:
     tab.testid("end-screen").wait_for(timeout=60_000)
     tab.page.goto(tab.page.url.replace("#/game/", "#/replay/"))
     tab.page.wait_for_selector("body[data-screen=replay]")
+    tab.wait_for("!document.querySelector('.replay-screen[aria-busy]')")  # its steps are here
     tab.page.evaluate("document.activeElement.blur()")
     tab.page.keyboard.press("ArrowRight")
     tab.wait_for("document.querySelector('[data-testid=replay-said]').textContent.startsWith('1 / ')")

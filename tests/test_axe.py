@@ -161,6 +161,7 @@ def test_a_bots_turn_the_end_card_and_the_replay(browser: Any, axe_source: Path,
     assert tab.page.locator(".end-card.settled").count() == 1 and tab.page.locator(".confetti").count() == 0
     tab.page.goto(f"{local.url}/#/replay/{game['id']}")
     tab.page.wait_for_selector("body[data-screen=replay]")
+    tab.wait_for("!document.querySelector('.replay-screen[aria-busy]')")  # checked with its steps
     found += every_language(tab, axe_source, "replay")
     assert found == [], "\n".join(found)
     tab.close()

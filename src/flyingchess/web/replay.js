@@ -180,10 +180,14 @@ export function mountReplay(root, app, gameId) {
   const onKey = replayKeys({ gone: () => destroyed, slider, step: () => pos, total, go, togglePlay });
   document.addEventListener("keydown", onKey);
 
+  // busy (for screen readers, and for anyone waiting on it) until the steps are here:
+  // a key pressed before then has nothing to step through
   async function load() {
     app.setAnimating(true);
+    screen.setAttribute("aria-busy", "true");
     const res = await fetchReplay(gameId);
     if (destroyed) return;
+    screen.removeAttribute("aria-busy");
     if (!res.ok) {
       app.setAnimating(false);
       screen.replaceChildren(missingCard(app, errorText(res.error.code, res.error.message)));
