@@ -10,7 +10,10 @@ with SQLite in a throw-away folder. `--processes N` starts N processes over a Po
 and a Redis of their own (flyingchess.server.launch.loopback starts them, as the tests do;
 Debian's `postgresql` and `redis-server` must be installed), and `--nginx` puts nginx in front of them (else each
 client picks a process in turn). A list (`--processes 1,2`) measures each in turn,
-every one on fresh servers, and prints them side by side.
+every one on fresh servers, and prints them side by side. `--client-processes N` spreads
+the clients over N processes of their own (each plays its share of the rooms): one event
+loop for 2,000 connections is itself late while they all reconnect at once, and every
+round trip it measures then includes that (`client_loop_lag_ms_p99_max` says how late).
 
 Each room: red is the host's own seat, the other three are open. Four clients per room:
 the host says hello with its token, the others join their seats, the host starts the game
@@ -35,7 +38,9 @@ after it returned (their first acknowledged action: a player who learns of a tur
 snapshot a returning room sends thinks first; and before that, their first message: the
 room serving its pages again), with the clients' reconnection attempts meanwhile (they back off as
 web/net.js does); the round trip's p99 during a restart; how long new visitors (the page,
-the API, a WebSocket) waited while a process was frozen; and the errors pages were shown. The servers' warnings and
+the API, a WebSocket) waited while a process was frozen; the errors pages were shown; and
+how busy the machine's cores were meanwhile (mean and busiest half second: every server,
+database, nginx and client shares them). The servers' warnings and
 errors are counted by line. It fails (exit status 1) when no action succeeded or the ledger finds a
 lost or duplicated action: a figure over nothing is not a figure.
 """
@@ -45,14 +50,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import gc
 import json
+import math
+import multiprocessing
 import os
 import random
 import re
 import signal
 import statistics
 import tempfile
+import threading
 import time
 import urllib.request
 from collections.abc import Callable, Coroutine
@@ -104,9 +113,8 @@ class Stats:
     """For each game, its longest wait between two acknowledged actions."""
     resumed: dict[str, float] = field(default_factory=dict)
     """For each game, when it first moved again after the disruption began."""
-    disrupted_at: float | None = None
-    restored_at: float | None = None
-    """When the disruption ended (a frozen process or Redis woken, the last restart done)."""
+    moments: Moments = field(default_factory=lambda: Moments())
+    """When the disruption began and ended, shared with the client processes."""
     last_during: dict[str, float] = field(default_factory=dict)
     """For each game, its last action while the disruption lasted (from its start)."""
     heard_after: dict[str, float] = field(default_factory=dict)
@@ -118,6 +126,63 @@ class Stats:
     """(when, ms) of every acknowledged request."""
     attempts: list[tuple[float, int]] = field(default_factory=list)
     """(when, client) of every reconnection attempt."""
+    lags: list[tuple[float, float]] = field(default_factory=list)
+    """(when, ms) the clients' own event loop woke late (`measure_lag`)."""
+    client_cpu: float = 0.0
+    """CPU seconds the clients took while they played."""
+
+    @property
+    def disrupted_at(self) -> float | None:
+        return self.moments.at(0)
+
+    @disrupted_at.setter
+    def disrupted_at(self, when: float) -> None:
+        self.moments.values[0] = when
+
+    @property
+    def restored_at(self) -> float | None:
+        """When the disruption ended (a frozen process or Redis woken, the last restart done)."""
+        return self.moments.at(1)
+
+    @restored_at.setter
+    def restored_at(self, when: float) -> None:
+        self.moments.values[1] = when
+
+    def kept(self) -> Stats:
+        """These figures with the moments copied out of shared memory (to send them back)."""
+        return dataclasses.replace(self, moments=Moments(list(self.moments.values)))
+
+    @staticmethod
+    def merged(parts: list[Stats], moments: Moments) -> Stats:
+        """The figures of every client process together (each plays rooms of its own)."""
+        total = Stats(moments=moments)
+        for part in parts:
+            for name in (f.name for f in dataclasses.fields(Stats) if f.name != "moments"):
+                mine, theirs = getattr(total, name), getattr(part, name)
+                if isinstance(mine, list):
+                    mine.extend(theirs)
+                elif isinstance(mine, dict):
+                    for key, value in theirs.items():
+                        mine[key] = mine.get(key, 0) + value  # counts add up; a game's figures are one process's
+                else:
+                    setattr(total, name, mine + theirs)
+        return total
+
+
+class Moments:
+    """When the disruption began and ended (time.monotonic(): one clock for every process
+    on the machine), in memory the client processes share (`--client-processes`)."""
+
+    def __init__(self, values: Any = None) -> None:
+        self.values = values if values is not None else [math.nan, math.nan]
+
+    @staticmethod
+    def shared() -> Moments:
+        return Moments(multiprocessing.get_context("spawn").RawArray("d", [math.nan, math.nan]))
+
+    def at(self, index: int) -> float | None:
+        value = float(self.values[index])
+        return None if math.isnan(value) else value
 
 
 @dataclass
@@ -463,13 +528,31 @@ def client_address(room: int, seat: int) -> str:
     return f"10.{number >> 16 & 255}.{number >> 8 & 255}.{number & 255}"
 
 
-async def measure_lag(lags: list[float], deadline: float) -> None:
-    """How late the clients' own event loop wakes (ms): every figure above includes it,
+async def measure_lag(lags: list[tuple[float, float]], deadline: float) -> None:
+    """(when, ms) the clients' own event loop wakes late: every figure above includes it,
     since the clients share the machine with the servers."""
     while time.monotonic() < deadline:
         asked = time.monotonic()
         await asyncio.sleep(0.05)
-        lags.append((time.monotonic() - asked - 0.05) * 1000)
+        lags.append((asked, (time.monotonic() - asked - 0.05) * 1000))
+
+
+def machine_cpu() -> tuple[int, int]:
+    """(busy, total) clock ticks of every core since boot (/proc/stat)."""
+    ticks = [int(tick) for tick in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = ticks[3] + ticks[4]  # idle and waiting for the disk
+    return sum(ticks) - idle, sum(ticks)
+
+
+async def watch_the_machine(busy: list[float], until: Callable[[], bool]) -> None:
+    """The share of the machine's CPU in use, each half second until `until()`: whether a
+    slow stretch is the machine being full (every process here shares its cores)."""
+    before = machine_cpu()
+    while not until():
+        await asyncio.sleep(0.5)
+        now = machine_cpu()
+        busy.append((now[0] - before[0]) / max(1, now[1] - before[1]))
+        before = now
 
 
 def process_stat(pid: int) -> tuple[float, float]:
@@ -505,13 +588,11 @@ def create_games(url: str, rooms: int) -> list[tuple[str, str]]:
     return games
 
 
-async def run(
-    urls: list[str], rooms: int, seconds: float, pids: list[int], pace: float, disruption: Disruption | None
-) -> tuple[dict[str, Any], Stats, list[str]]:
-    games = create_games(urls[0], rooms)
-    stats = Stats()
-    ready = asyncio.Event()
-    deadline = time.monotonic() + seconds
+async def play(
+    urls: list[str], rooms: list[tuple[int, str, str]], pace: float, deadline: float, stats: Stats, ready: asyncio.Event
+) -> None:
+    """The four clients of each of `rooms` ((number, game id, host token)) until the run's
+    end: they connect and join at once, and play from when `ready` is set."""
     players = [
         Player(
             urls,
@@ -525,26 +606,158 @@ async def run(
             host=seat == 0,
             number=n * 4 + seat,
         )
-        for n, (game_id, host_token) in enumerate(games)
+        for n, game_id, host_token in rooms
         for seat, colour in enumerate(COLOURS)
     ]
     tasks = [asyncio.create_task(player.run(deadline)) for player in players]
-    await asyncio.sleep(min(10.0, seconds / 4))  # let every client connect and join
-    # The clients' own pauses would count as the server's latency: a full collection of
-    # 2,000 connections' objects takes 100-300 ms here, so the clients do not collect.
+    await ready.wait()
+    cpu_before = time.process_time()
+    ticker = asyncio.create_task(measure_lag(stats.lags, deadline))
+    await asyncio.gather(*tasks, return_exceptions=True)
+    ticker.cancel()
+    stats.client_cpu = time.process_time() - cpu_before
+
+
+def stop_collecting() -> None:
+    """The clients' own pauses would count as the server's latency: a full collection of
+    2,000 connections' objects takes 100-300 ms here, so the clients do not collect."""
     gc.collect()
     gc.freeze()
     gc.disable()
+
+
+class InProcessClients:
+    """Every client in this process's event loop (`--client-processes 1`)."""
+
+    def __init__(
+        self, urls: list[str], rooms: list[tuple[int, str, str]], pace: float, deadline: float, moments: Moments
+    ) -> None:
+        self.stats = Stats(moments=moments)
+        self.ready = asyncio.Event()
+        self.task = asyncio.create_task(play(urls, rooms, pace, deadline, self.stats, self.ready))
+
+    def go(self) -> None:
+        self.ready.set()
+
+    async def finish(self) -> list[Stats]:
+        await self.task
+        return [self.stats]
+
+
+class ClientProcesses:
+    """The clients spread over processes of their own, each with its share of the rooms
+    (`--client-processes N`): one event loop for 2,000 connections wakes up to a quarter
+    of a second late while a restart's pages reconnect, and every round trip it measures
+    then includes that."""
+
+    def __init__(
+        self,
+        urls: list[str],
+        rooms: list[tuple[int, str, str]],
+        pace: float,
+        deadline: float,
+        moments: Moments,
+        count: int,
+    ) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.ready = context.Event()
+        self.pipes: list[Any] = []
+        self.workers: list[Any] = []
+        for k in range(count):
+            receiving, sending = context.Pipe(duplex=False)
+            worker = context.Process(
+                target=client_process,
+                args=(urls, rooms[k::count], pace, deadline, moments, self.ready, sending),
+                name=f"clients {k}",
+                daemon=True,
+            )
+            worker.start()
+            sending.close()
+            self.pipes.append(receiving)
+            self.workers.append(worker)
+
+    def go(self) -> None:
+        self.ready.set()
+
+    async def finish(self) -> list[Stats]:
+        parts = []
+        for pipe, worker in zip(self.pipes, self.workers, strict=True):
+            try:
+                parts.append(await asyncio.to_thread(pipe.recv))
+            except EOFError:
+                await asyncio.to_thread(worker.join)
+                raise SystemExit(
+                    f"a client process failed (exit status {worker.exitcode}): nothing was measured"
+                ) from None
+            await asyncio.to_thread(worker.join)
+        return parts
+
+
+def client_process(
+    urls: list[str],
+    rooms: list[tuple[int, str, str]],
+    pace: float,
+    deadline: float,
+    moments: Moments,
+    ready: Any,
+    results: Any,
+) -> None:
+    """One process of `ClientProcesses`: plays its rooms, sends its figures back."""
+
+    async def main() -> Stats:
+        stats = Stats(moments=moments)
+        playing = asyncio.Event()
+        loop = asyncio.get_running_loop()
+
+        def begin() -> None:
+            stop_collecting()
+            playing.set()
+
+        def wait_for_the_start() -> None:
+            ready.wait()
+            loop.call_soon_threadsafe(begin)
+
+        threading.Thread(target=wait_for_the_start, daemon=True).start()
+        await play(urls, rooms, pace, deadline, stats, playing)
+        return stats
+
+    results.send(run_loop(main()).kept())
+
+
+async def run(
+    urls: list[str],
+    rooms: int,
+    seconds: float,
+    pids: list[int],
+    pace: float,
+    disruption: Disruption | None,
+    client_processes: int = 1,
+) -> tuple[dict[str, Any], Stats, list[str]]:
+    games = create_games(urls[0], rooms)
+    moments = Moments.shared() if client_processes > 1 else Moments()
+    deadline = time.monotonic() + seconds
+    numbered = [(n, game_id, host_token) for n, (game_id, host_token) in enumerate(games)]
+    clients: InProcessClients | ClientProcesses = (
+        InProcessClients(urls, numbered, pace, deadline, moments)
+        if client_processes == 1
+        else ClientProcesses(urls, numbered, pace, deadline, moments, client_processes)
+    )
+    await asyncio.sleep(min(10.0, seconds / 4))  # let every client connect and join
+    stop_collecting()
     before = [process_stat(pid) for pid in pids]
-    client_before = process_stat(os.getpid())[0]
     started = time.monotonic()
-    ready.set()
-    lags: list[float] = []
-    ticker = asyncio.create_task(measure_lag(lags, deadline))
+    clients.go()
+    stats = Stats(moments=moments)  # the moments, until the clients' figures come back
     visitors: list[float] = []
+    machine_busy: list[float] = []
     if disruption is not None:
         await asyncio.sleep(disruption.after)
         stats.disrupted_at = time.monotonic()
+        watching_the_machine = asyncio.create_task(
+            watch_the_machine(
+                machine_busy, lambda: stats.restored_at is not None and time.monotonic() > stats.restored_at + 2
+            )
+        )
         freezing_a_process = disruption.kind in ("freeze", "freeze-in-transaction")
         game_ids = [game for game, _ in games]
         watching = [
@@ -553,17 +766,16 @@ async def run(
         ]
         await DISRUPTIONS[disruption.kind](disruption, stats)
         stats.restored_at = time.monotonic()
-        await asyncio.gather(*watching)
-    await asyncio.gather(*tasks, return_exceptions=True)
-    ticker.cancel()
+        await asyncio.gather(*watching, watching_the_machine)
+    stats = Stats.merged(await clients.finish(), moments)
     elapsed = time.monotonic() - started
     gc.enable()
-    client_cpu = process_stat(os.getpid())[0] - client_before
     now_pids = disruption.pids if disruption is not None else pids
     alive = [pid for pid in pids if pid in now_pids and process_stat(pid)[1] > 0]  # the same processes throughout
     after = {pid: process_stat(pid) for pid in alive}
     cpu = sum(after[pid][0] - before[pids.index(pid)][0] for pid in alive)
     latencies = sorted(stats.latencies)
+    lags = sorted(ms for _, ms in stats.lags)
 
     def pct(q: float) -> float:
         return round(latencies[min(len(latencies) - 1, int(q * len(latencies)))], 2) if latencies else 0.0
@@ -591,15 +803,20 @@ async def run(
         "server_memory_mb": round(sum(after[pid][1] for pid in alive), 1),
         "server_cpu_share": round(cpu / elapsed, 2),
         "server_cpu_ms_per_action": round(1000 * cpu / max(1, stats.acknowledged), 3),
-        "client_cpu_share": round(client_cpu / elapsed, 2),
+        "client_processes": client_processes,
+        "client_cpu_share": round(stats.client_cpu / elapsed, 2),
         "client_loop_lag_ms_p99_max": [
-            round(sorted(lags)[int(0.99 * len(lags))], 1) if lags else 0.0,
+            round(lags[int(0.99 * len(lags))], 1) if lags else 0.0,
             round(max(lags, default=0.0), 1),
         ],
         "longest_stall_seconds": round(max(stats.stalls, default=0.0), 2),
     }
     if disruption is not None:
         figures.update(disruption_figures(disruption, stats, [game for game, _ in games], visitors))
+        figures["machine_cpu_busy_during_the_disruption_mean_max"] = [
+            round(statistics.fmean(machine_busy), 2) if machine_busy else None,
+            round(max(machine_busy, default=0.0), 2),
+        ]
     return figures, stats, [game for game, _ in games]
 
 
@@ -689,14 +906,20 @@ def main() -> None:
     parser.add_argument("--after", type=float, default=20.0, help="seconds into the run the disruption begins")
     parser.add_argument("--for", dest="lasting", type=float, default=10.0, help="seconds a freeze lasts")
     parser.add_argument("--kill-after", type=float, default=None, help="the same as --disrupt kill --after S")
+    parser.add_argument(
+        "--client-processes",
+        type=int,
+        default=1,
+        help="processes the clients are spread over (each plays its share of the rooms)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     try:
         counts = [int(count) for count in args.processes.split(",")]
     except ValueError:
         parser.error("--processes: a number, or numbers separated by commas")
-    if args.rooms < 1 or min(counts) < 1 or args.seconds <= 0:
-        parser.error("--rooms, --processes and --seconds must be positive")
+    if args.rooms < 1 or min(counts) < 1 or args.seconds <= 0 or args.client_processes < 1:
+        parser.error("--rooms, --processes, --client-processes and --seconds must be positive")
     if args.kill_after is not None:
         args.disrupt, args.after = "kill", args.kill_after
     if args.disrupt is not None and min(counts) < 2:
@@ -775,7 +998,9 @@ def measure(args: argparse.Namespace, processes: int) -> dict[str, Any]:
                     postgres=postgres,
                     restart=restart,
                 )
-            figures, stats, games = run_loop(run(urls, args.rooms, args.seconds, pids, args.pace, disruption))
+            figures, stats, games = run_loop(
+                run(urls, args.rooms, args.seconds, pids, args.pace, disruption, args.client_processes)
+            )
             if exits:
                 figures["exit_statuses_after_sigterm"] = exits
             sqlite_file = Path(folder) / "node0" / "games.sqlite3"
