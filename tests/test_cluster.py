@@ -463,6 +463,84 @@ def test_behind_nginx_pages_reach_any_process_and_survive_one_dying(cluster: Clu
         nginx.stop()
 
 
+def test_rooms_taken_over_together_take_a_few_round_trips_and_only_what_is_ours(
+    tmp_path: Path, services: tuple[Postgres, Redis]
+) -> None:
+    """A leaving or dead owner's rooms, asked for at once (a rolling restart hands over
+    hundreds), are taken in one batch: one look at their owners, one script for the free
+    leases, one for the dead owner's, one claim for them all; a room a third process holds,
+    or whose owner lives, is left to it (its pages reconnect)."""
+    import asyncio
+
+    from flyingchess.server.cluster.forwarding import RemoteRoom
+    from flyingchess.server.cluster.nodes import Cluster as RedisCluster
+    from flyingchess.server.cluster.rooms import ClusteredRooms
+    from flyingchess.server.storage.async_store import AsyncStore
+    from flyingchess.server.storage.store import SqliteStore, StoredGame
+
+    database = SqliteStore(tmp_path / "games.sqlite3")
+    seats = {"red": {"kind": "human"}, "blue": {"kind": "open"}}
+    left, died, third, living = [f"l{n}" for n in range(40)], [f"d{n}" for n in range(20)], "t", "a"
+    for game_id in [*left, *died, third, living]:
+        database.create(
+            StoredGame.new(game_id, "classic", ["red", "blue"], seats, extra={"timer": 30}, host_token="h", started=False)
+        )
+    claims: list[list[str]] = []
+    claim_all = database.claim_all
+
+    def claim_and_note(game_ids: list[str]) -> dict[str, int]:
+        claims.append(list(game_ids))
+        return claim_all(game_ids)
+
+    database.claim_all = claim_and_note  # type: ignore[method-assign]
+    store = AsyncStore(database)
+    asked: list[str] = []
+
+    async def taken_over() -> tuple[set[str], set[str]]:
+        rooms = ClusteredRooms(store, cluster=RedisCluster(services[1].url))
+        elsewhere, owner = RedisCluster(services[1].url), RedisCluster(services[1].url)
+        await rooms.start()
+        await elsewhere.start()
+        await owner.start()
+        try:
+            assert await elsewhere.acquire_all([third, *died]) == {third, *died}
+            assert await owner.acquire(living)
+            await elsewhere.stop()  # dead: its listener is gone; the third room is taken by a fourth
+            assert await RedisCluster(services[1].url).take_over(third, elsewhere.node)
+            for name in ("owners_of", "acquire_all", "take_over_all", "living"):
+                method = getattr(rooms.cluster, name)
+
+                async def noted(*args: Any, _method: Any = method, _name: str = name) -> Any:
+                    asked.append(_name)
+                    return await _method(*args)
+
+                setattr(rooms.cluster, name, noted)
+            remotes = [RemoteRoom(rooms, game_id, "gone") for game_id in left]  # gave their leases up
+            remotes += [RemoteRoom(rooms, game_id, elsewhere.node) for game_id in [*died, third]]
+            remotes.append(RemoteRoom(rooms, living, owner.node))
+            for remote in remotes:
+                rooms.remote[remote.id] = remote
+            assert all(rooms.takeovers.take_over_from(remote) for remote in remotes)
+            await asyncio.gather(*(remote.moving for remote in remotes if remote.moving is not None))
+            for _ in range(50):  # the moves finish in their own tasks
+                if not any(remote.moving for remote in remotes):
+                    break
+                await asyncio.sleep(0.02)
+            return set(rooms.rooms), {game_id for game_id in rooms.rooms if rooms.cluster.holds(game_id)}
+        finally:
+            await owner.stop()
+            await rooms.stop()
+
+    owned, held = asyncio.run(taken_over())
+    store.close()
+    assert owned == held == {*left, *died}  # not the third process's room, nor the living owner's
+    assert [sorted(batch) for batch in claims] == [sorted([*left, *died])]  # claimed together, once
+    # one batch of Redis round trips for 62 rooms (the watch on the owners runs beside it)
+    assert asked.count("acquire_all") == 1 and asked.count("take_over_all") == 1, asked
+    assert all(database.claim(game_id) == 2 for game_id in [*left, *died])
+    database.close()
+
+
 def test_an_unreachable_redis_is_one_line_and_status_2(tmp_path: Path) -> None:
     finished = refused_start(
         tmp_path, "--database", "postgresql://127.0.0.1:1/none", "--redis", f"redis://127.0.0.1:{free_port()}/0"

@@ -92,11 +92,14 @@ end
 return held
 """
 _TAKE_OVER = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-    redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-    return 1
+local taken = {}
+for i, key in ipairs(KEYS) do
+    if redis.call('GET', key) == ARGV[1] then
+        redis.call('SET', key, ARGV[2], 'PX', ARGV[3])
+        table.insert(taken, i)
+    end
 end
-return 0
+return taken
 """
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -322,14 +325,22 @@ class Cluster:
 
     async def take_over(self, game_id: str, dead: str) -> bool:
         """Take the room's lease from a process taken for dead (only if it still holds it)."""
+        return game_id in await self.take_over_all([game_id], dead)
+
+    async def take_over_all(self, game_ids: list[str], dead: str) -> set[str]:
+        """Take the leases of these rooms from a process taken for dead, those it still
+        holds, in one round trip; returns the rooms taken."""
+        if not game_ids:
+            return set()
         await self._beat_if_stale()
         sent = time.monotonic()
-        taken = await self.take_over_script(
-            keys=[owner_key(game_id)], args=[dead, self.node, int(self.lease_seconds * 1000)]
+        taken_at = await self.take_over_script(
+            keys=[owner_key(game_id) for game_id in game_ids], args=[dead, self.node, int(self.lease_seconds * 1000)]
         )
-        if taken:
+        taken = {game_ids[int(index) - 1] for index in taken_at}
+        for game_id in taken:
             self._held(game_id, sent)
-        return bool(taken)
+        return taken
 
     async def renew(self, game_ids: list[str]) -> list[str]:
         """Renew the leases of these rooms; returns those this process no longer holds."""
