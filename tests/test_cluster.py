@@ -483,7 +483,9 @@ def test_rooms_taken_over_together_take_a_few_round_trips_and_only_what_is_ours(
     left, died, third, living = [f"l{n}" for n in range(40)], [f"d{n}" for n in range(20)], "t", "a"
     for game_id in [*left, *died, third, living]:
         database.create(
-            StoredGame.new(game_id, "classic", ["red", "blue"], seats, extra={"timer": 30}, host_token="h", started=False)
+            StoredGame.new(
+                game_id, "classic", ["red", "blue"], seats, extra={"timer": 30}, host_token="h", started=False
+            )
         )
     claims: list[list[str]] = []
     claim_all = database.claim_all
