@@ -463,6 +463,30 @@ def test_behind_nginx_pages_reach_any_process_and_survive_one_dying(cluster: Clu
         nginx.stop()
 
 
+def games_noting_claims(tmp_path: Path, game_ids: list[str]) -> tuple[Any, list[list[str]]]:
+    """A SQLite store holding an unstarted two-player game under each id, and the list
+    each batch of its `claim_all` is noted in."""
+    from flyingchess.server.storage.store import SqliteStore, StoredGame
+
+    database = SqliteStore(tmp_path / "games.sqlite3")
+    seats = {"red": {"kind": "human"}, "blue": {"kind": "open"}}
+    for game_id in game_ids:
+        database.create(
+            StoredGame.new(
+                game_id, "classic", ["red", "blue"], seats, extra={"timer": 30}, host_token="h", started=False
+            )
+        )
+    claims: list[list[str]] = []
+    claim_all = database.claim_all
+
+    def claim_and_note(ids: list[str]) -> dict[str, int]:
+        claims.append(list(ids))
+        return claim_all(ids)
+
+    database.claim_all = claim_and_note  # type: ignore[method-assign]
+    return database, claims
+
+
 def test_rooms_taken_over_together_take_a_few_round_trips_and_only_what_is_ours(
     tmp_path: Path, services: tuple[Postgres, Redis]
 ) -> None:
@@ -476,25 +500,9 @@ def test_rooms_taken_over_together_take_a_few_round_trips_and_only_what_is_ours(
     from flyingchess.server.cluster.nodes import Cluster as RedisCluster
     from flyingchess.server.cluster.rooms import ClusteredRooms
     from flyingchess.server.storage.async_store import AsyncStore
-    from flyingchess.server.storage.store import SqliteStore, StoredGame
 
-    database = SqliteStore(tmp_path / "games.sqlite3")
-    seats = {"red": {"kind": "human"}, "blue": {"kind": "open"}}
     left, died, third, living = [f"l{n}" for n in range(40)], [f"d{n}" for n in range(20)], "t", "a"
-    for game_id in [*left, *died, third, living]:
-        database.create(
-            StoredGame.new(
-                game_id, "classic", ["red", "blue"], seats, extra={"timer": 30}, host_token="h", started=False
-            )
-        )
-    claims: list[list[str]] = []
-    claim_all = database.claim_all
-
-    def claim_and_note(game_ids: list[str]) -> dict[str, int]:
-        claims.append(list(game_ids))
-        return claim_all(game_ids)
-
-    database.claim_all = claim_and_note  # type: ignore[method-assign]
+    database, claims = games_noting_claims(tmp_path, [*left, *died, third, living])
     store = AsyncStore(database)
     asked: list[str] = []
 
@@ -645,25 +653,9 @@ def test_rooms_asked_for_together_are_claimed_once_each_in_a_few_batches(
     from flyingchess.server.cluster.rooms import ClusteredRooms
     from flyingchess.server.errors import NoSuchGame
     from flyingchess.server.storage.async_store import AsyncStore
-    from flyingchess.server.storage.store import SqliteStore, StoredGame
 
-    database = SqliteStore(tmp_path / "games.sqlite3")
-    seats = {"red": {"kind": "human"}, "blue": {"kind": "open"}}
     games = [f"g{n}" for n in range(60)]
-    for game_id in games:
-        database.create(
-            StoredGame.new(
-                game_id, "classic", ["red", "blue"], seats, extra={"timer": 30}, host_token="h", started=False
-            )
-        )
-    batches: list[list[str]] = []
-    claim_all = database.claim_all
-
-    def claim_and_note(game_ids: list[str]) -> dict[str, int]:
-        batches.append(list(game_ids))
-        return claim_all(game_ids)
-
-    database.claim_all = claim_and_note  # type: ignore[method-assign]
+    database, batches = games_noting_claims(tmp_path, games)
     store = AsyncStore(database)
     back, asked_for = games[:30], games[30:]
 
