@@ -7,6 +7,7 @@ the server's log says so in a line, not a traceback per attempt."""
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import socket
@@ -243,6 +244,43 @@ def test_headers_that_never_arrive_are_cut_off(guarded: Any) -> None:
         time.sleep(1.2)
         page.send(json.dumps({"type": "sync"}))
         assert json.loads(page.recv(timeout=5))["type"] == "snapshot"
+
+
+def test_a_page_that_leaves_is_freed_at_once_not_by_the_garbage_collector(guarded: Any) -> None:
+    """Everything a page's connection holds (its protocol, transport, outbox and tasks) is
+    freed when the page leaves, by reference counting alone. A cycle through it left
+    thousands of connections to the collector in a reconnection storm, and its
+    collections stopped the event loop for tens of milliseconds each (docs/deploy.md)."""
+    from websockets.sync.client import connect
+
+    from flyingchess.server.transport.outbox import Outbox
+
+    server, guard = guarded
+    created = raw_request(
+        server.port,
+        "POST /api/games HTTP/1.1\nHost: localhost\nContent-Type: application/json\nContent-Length: 2\nConnection: close\n",
+        b"{}",
+    )
+    game = json.loads(created.split(b"\r\n\r\n", 1)[1])
+
+    def pages_in_memory() -> int:
+        return sum(1 for thing in gc.get_objects() if type(thing) is Outbox)
+
+    gc.collect()
+    gc.disable()  # what is still in memory below was not freed by reference counting
+    try:
+        for _ in range(12):
+            with connect(f"ws://127.0.0.1:{server.port}/ws/{game['id']}", open_timeout=5) as page:
+                page.recv(timeout=5)
+                page.send(json.dumps({"type": "sync"}))
+                assert json.loads(page.recv(timeout=5))["type"] == "snapshot"
+        deadline = time.monotonic() + 5
+        while (guard.open or pages_in_memory()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not guard.open  # every connection has closed on the server's side
+        assert pages_in_memory() == 0
+    finally:
+        gc.enable()
 
 
 def test_a_repeated_failure_is_logged_once_with_a_count() -> None:
