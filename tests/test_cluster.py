@@ -551,69 +551,6 @@ def test_rooms_taken_over_together_take_a_few_round_trips_and_only_what_is_ours(
     database.close()
 
 
-def test_a_draining_process_hands_its_rooms_over_together(tmp_path: Path, services: tuple[Postgres, Redis]) -> None:
-    """A process shutting down stops all its rooms at once, gives their leases up in one
-    Redis round trip and tells each process that forwards pages to them once, for all of
-    its rooms; that process takes them over in one batch. One room after another, a
-    rolling restart's process took 0.8-2.3 s to hand 400-500 rooms over."""
-    import asyncio
-
-    from flyingchess.server.cluster.forwarding import NodeLink, RemotePage, RemoteRoom
-    from flyingchess.server.cluster.nodes import Cluster as RedisCluster
-    from flyingchess.server.cluster.rooms import ClusteredRooms
-    from flyingchess.server.rooms.seats import Control
-    from flyingchess.server.storage.async_store import AsyncStore
-
-    forwarded, alone = [f"f{n}" for n in range(20)], [f"a{n}" for n in range(10)]
-    database, claims = games_noting_claims(tmp_path, [*forwarded, *alone])
-    store = AsyncStore(database)
-    released: list[list[str]] = []
-    told: list[tuple[str, dict[str, Any]]] = []
-
-    async def drained() -> tuple[set[str], list[str | None]]:
-        leaving = ClusteredRooms(store, cluster=RedisCluster(services[1].url))
-        staying = ClusteredRooms(store, cluster=RedisCluster(services[1].url))
-        await leaving.start()
-        await staying.start()
-        try:
-            assert await leaving.cluster.acquire_all([*forwarded, *alone]) == {*forwarded, *alone}
-            assert all(not isinstance(room, BaseException) for room in await leaving.own_all([*forwarded, *alone]))
-            link = NodeLink(leaving.cluster, staying.cluster.node)
-            for game_id in forwarded:  # a page of the staying process watches each of these
-                leaving.rooms[game_id].presence.attach(RemotePage(link, f"c-{game_id}", game_id), Control())
-                staying.remote[game_id] = RemoteRoom(staying, game_id, leaving.cluster.node)
-            release_all, send = leaving.cluster.release_all, leaving.cluster.send
-
-            async def note_release(game_ids: list[str]) -> None:
-                released.append(list(game_ids))
-                await release_all(game_ids)
-
-            async def note_send(node: str, message: dict[str, Any]) -> bool:
-                told.append((node, message))
-                return await send(node, message)
-
-            leaving.cluster.release_all = note_release  # type: ignore[method-assign]
-            leaving.cluster.send = note_send  # type: ignore[method-assign]
-            claims.clear()
-            await leaving.drain()
-            for _ in range(100):  # the staying process takes them over in tasks of its own
-                if set(staying.rooms) >= set(forwarded) and not any(r.moving for r in staying.remote.values()):
-                    break
-                await asyncio.sleep(0.02)
-            return set(staying.rooms), await staying.cluster.owners_of(alone)
-        finally:
-            await leaving.stop()
-            await staying.stop()
-
-    taken, owners_left = asyncio.run(drained())
-    store.close()
-    assert taken == set(forwarded) and owners_left == [None] * len(alone)
-    assert [sorted(batch) for batch in released] == [sorted([*forwarded, *alone])]  # one round trip
-    assert [(node, sorted(message["rooms"])) for node, message in told] == [(told[0][0], sorted(forwarded))]
-    assert [sorted(batch) for batch in claims] == [sorted(forwarded)]  # taken over in one batch
-    database.close()
-
-
 def test_an_unreachable_redis_is_one_line_and_status_2(tmp_path: Path) -> None:
     finished = refused_start(
         tmp_path, "--database", "postgresql://127.0.0.1:1/none", "--redis", f"redis://127.0.0.1:{free_port()}/0"

@@ -162,15 +162,11 @@ class Inbox:
                     await page.send_text(text)
 
     async def _owner_leaving(self, message: dict[str, Any]) -> None:
-        """The owner of rooms pages here watch is shutting down and has given their leases
-        up: take the rooms over now (together: `Takeovers`) and move those pages to them,
-        without a reconnection. `rooms` lists them; `room` names one (as processes of
-        earlier versions send it, during a rolling upgrade)."""
-        game_ids = message["rooms"] if "rooms" in message else [message["room"]]
-        for game_id in game_ids:
-            remote = self.rooms.remote.get(str(game_id))
-            if remote is not None and remote.owner == str(message.get("node")):
-                self.rooms.takeovers.take_over_from(remote)
+        """The owner of a room pages here watch is shutting down and has given its lease
+        up: take the room over now and move those pages to it, without a reconnection."""
+        remote = self.rooms.remote.get(str(message["room"]))
+        if remote is not None and remote.owner == str(message.get("node")):
+            self.rooms.takeovers.take_over_from(remote)
 
     async def _control_here(self, message: dict[str, Any]) -> None:
         remote = self.rooms.remote.get(str(message["room"]))

@@ -102,11 +102,8 @@ end
 return taken
 """
 _RELEASE = """
-local released = 0
-for i, key in ipairs(KEYS) do
-    if redis.call('GET', key) == ARGV[1] then released = released + redis.call('DEL', key) end
-end
-return released
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
 """
 
 Handler = Callable[[dict[str, Any]], Awaitable[None]]
@@ -362,16 +359,9 @@ class Cluster:
         return lost
 
     async def release(self, game_id: str) -> None:
-        await self.release_all([game_id])
-
-    async def release_all(self, game_ids: list[str]) -> None:
-        """Give up the leases of these rooms (those this process still holds) in one round
-        trip. Nothing is raised: a lease Redis did not hear given up runs out by itself."""
-        for game_id in game_ids:
-            self.held_until.pop(game_id, None)
-        if game_ids:
-            with contextlib.suppress(redis.RedisError, OSError):
-                await self.release_script(keys=[owner_key(game_id) for game_id in game_ids], args=[self.node])
+        self.held_until.pop(game_id, None)
+        with contextlib.suppress(redis.RedisError, OSError):
+            await self.release_script(keys=[owner_key(game_id)], args=[self.node])
 
     # ----------------------------------------------------------------- messages
 
