@@ -5,8 +5,10 @@ spectator until it proves a seat with a token."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +22,7 @@ from flyingchess.server.limits import Limits
 from flyingchess.server.storage.store import SqliteStore
 from flyingchess.server.transport.app import create_app
 
-from asgi import LocalClient, app_client, error, expect, hello, latest
+from asgi import LocalClient, app_client, app_over, error, expect, hello, latest
 
 HTML_NAME = '<b onclick="x()">Ann</b>'
 
@@ -294,6 +296,65 @@ def test_an_absent_player_is_replaced_by_the_autopilot_until_back(store_path: Pa
                 game = expect(host, "update")["game"]
                 while game["seats"]["red"]["autopilot"] or not game["seats"]["red"]["connected"]:
                     game = expect(host, "update")["game"]
+
+
+def test_the_autopilot_takes_an_absent_seat_when_its_grace_ends_not_when_the_clock_next_looks(
+    store_path: Path,
+) -> None:
+    """The room's clock sleeps until its next deadline; a page leaving must wake it (it
+    would otherwise sleep on for seconds: bot_runner.CLOCK_LONGEST_SLEEP)."""
+    app = app_over(store_path, seed=2, local=False, grace_seconds=0.3)
+    with LocalClient(app) as client:
+        body = {"players": ["red", "blue"], "seats": {"red": {"kind": "open"}, "blue": {"kind": "human"}}}
+        created = client.post("/api/games", json=body).json()
+        url = f"/ws/{created['id']}"
+        with client.websocket_connect(url) as host:
+            hello(host, created["host_token"])
+            with client.websocket_connect(url) as guest:
+                expect(guest, "snapshot")
+                guest.send_json({"type": "join", "colour": "red", "name": "Lan"})
+                expect(guest, "joined")
+                host.send_json({"type": "start"})
+                while not expect(guest, "update")["game"]["started"]:
+                    pass
+                time.sleep(0.5)  # the clock has nothing to wait for: it sleeps
+            left = time.monotonic()
+            game = expect(host, "update")["game"]
+            while not game["seats"]["red"]["autopilot"]:
+                game = expect(host, "update")["game"]
+            assert time.monotonic() - left < 2.5  # 0.3 s of grace; the clock's longest sleep is 5 s
+
+
+def test_pages_coming_back_together_are_announced_in_one_update(store_path: Path) -> None:
+    """After a takeover a room's pages come back one after another; the others hear of
+    them once, a moment later, not once per page (rooms/presence_updates.py)."""
+    with network_client(store_path) as client:
+        colours = ["red", "yellow", "blue", "green"]
+        body = {"players": colours, "seats": {"red": {"kind": "human"}} | {c: {"kind": "open"} for c in colours[1:]}}
+        created = client.post("/api/games", json=body).json()
+        url = f"/ws/{created['id']}"
+        with client.websocket_connect(url) as host:
+            hello(host, created["host_token"])
+            tokens = {}
+            for colour in colours[1:]:
+                with client.websocket_connect(url) as guest:
+                    expect(guest, "snapshot")
+                    guest.send_json({"type": "join", "colour": colour, "name": colour.title()})
+                    tokens[colour] = expect(guest, "joined")["token"]
+            time.sleep(0.5)
+            assert not any(latest(host)["seats"][c]["connected"] for c in colours[1:])
+            with contextlib.ExitStack() as pages:
+                for colour in colours[1:]:
+                    guest = pages.enter_context(client.websocket_connect(url))
+                    expect(guest, "snapshot")
+                    hello(guest, tokens[colour])
+                time.sleep(0.5)
+                host.send_json({"type": "sync"})
+                updates = []
+                while (message := host.receive_json())["type"] != "snapshot":
+                    updates.append(message)
+                assert 1 <= len(updates) < 3  # one a page would be three
+                assert all(updates[-1]["game"]["seats"][c]["connected"] for c in colours)
 
 
 @pytest.mark.slow

@@ -132,6 +132,30 @@ def test_a_turn_timer_hands_the_seat_to_move_to_the_autopilot() -> None:
     assert presence.turn_left(seats, "green") is None and Presence(0, 30).turn_left(seats, "red") is None
 
 
+def test_the_clock_knows_how_long_it_may_sleep_before_the_autopilot_is_due() -> None:
+    seats = table()
+    presence = Presence(timer=20, grace=30)
+    presence.new_turn()
+    started = presence.turn_started
+    assert presence.next_due(started + 5, seats, to_move="red") == 15  # the turn timer
+    assert presence.next_due(started + 5, seats, to_move="green") is None  # a bot has no clock
+    assert Presence(timer=0, grace=30).next_due(started, seats, to_move="red") is None
+    player = Page()
+    presence.attach(player, seats.authenticate("yellow-secret", None))
+    presence.detach(player, seats)
+    left = presence.absent_since["yellow"]
+    assert presence.next_due(left + 10, seats, to_move="green") == 20  # yellow's grace
+    assert presence.next_due(started + 25, seats, to_move="red") == 0  # overdue: look now
+    presence.autopilot |= {"yellow", "red"}  # already on the autopilot: no deadline of theirs
+    assert presence.next_due(left + 10, seats, to_move="red") is None
+    # whenever next_due says a seat is due, autopilot_due names it (the clock never
+    # wakes to find nothing, then sleeps past a deadline)
+    presence.autopilot.clear()
+    for now in (started, started + 7, left + 29.5):
+        wait = presence.next_due(now, seats, to_move="red")
+        assert wait is not None and presence.autopilot_due(now + wait, seats, to_move="red")
+
+
 def test_a_page_whose_seat_was_given_away_becomes_a_spectator() -> None:
     seats = table()
     presence = Presence(timer=0, grace=30)

@@ -126,6 +126,19 @@ class Presence:
             due.add(to_move)
         return due - self.autopilot
 
+    def next_due(self, now: float, seats: Seats, to_move: str | None) -> float | None:
+        """Seconds from `now` until `autopilot_due` can next name a seat, as things stand
+        (None: never, until someone leaves or a turn starts). The room's clock sleeps this
+        long instead of looking several times a second in every room."""
+        deadlines = [
+            since + self.grace
+            for colour, since in self.absent_since.items()
+            if colour not in self.autopilot and seats[colour].played_by_people
+        ]
+        if self.timer and to_move is not None and to_move not in self.autopilot and seats[to_move].played_by_people:
+            deadlines.append(self.turn_started + self.timer)
+        return max(0.0, min(deadlines) - now) if deadlines else None
+
     def turn_left(self, seats: Seats, to_move: str | None) -> float | None:
         """Seconds before the turn timer hands the seat to move to the autopilot."""
         if not self.timer or to_move is None or not seats[to_move].played_by_people:

@@ -36,6 +36,7 @@ from .chat import RoomChat
 from .commands import HANDLERS
 from .gathering import Gathering
 from .presence import Presence, Watcher
+from .presence_updates import PresenceUpdates
 from .seats import Control, Seats
 from .session import GameSession, LoadedGame
 from .turns import Turns
@@ -100,6 +101,7 @@ class Room:
         self.turns = Turns(self)
         self.chat = RoomChat(self)
         self.bot_runner = BotRunner(self)
+        self.presence_updates = PresenceUpdates(self)
 
     # ---------------------------------------------------------------- views
 
@@ -196,6 +198,7 @@ class Room:
         and then hands them to the room it loads (`successor`), with no reconnection."""
         self.lost = True
         self.bot_runner.stop()
+        self.presence_updates.cancel()
 
     async def deleted(self) -> None:
         """The game was deleted: its tasks stop, its pages are told so and hung up on."""
@@ -227,23 +230,27 @@ class Room:
             return
         self.presence.detach(page, self.seats)
         if self.presence.watchers:
-            await self.broadcast([])
+            self.presence_updates.changed()
             self.bot_runner.wake()
+        else:
+            self.bot_runner.poke()  # nobody watches: the clock stops
 
     # ---------------------------------------------------------------- presence
 
     async def attach(self, watcher: Watcher, control: Control, first: bool = False) -> None:
         """A page watches the room with this control (again, after hello or join). Others
-        see its seats connect; on its `first` attach the page itself gets a snapshot next."""
+        see its seats connect (a moment later: `PresenceUpdates`); on its `first` attach
+        the page itself gets a snapshot next."""
         before = self.presence.connected(self.seats)
         self.presence.attach(watcher, control)
         await self.heard_from(control)
         if self.presence.connected(self.seats) != before:
-            await self.broadcast([], skip=watcher if first else None)
+            self.presence_updates.changed(sent_the_game=watcher if first else None)
 
     async def heard_from(self, control: Control) -> None:
         """A page that controls seats is here: its seats leave the autopilot."""
         if self.presence.heard_from(control, self.seats):
+            self.bot_runner.poke()  # a seat back from the autopilot is on the turn timer again
             await self.broadcast([])
 
     def authenticate(self, token: str) -> Control:
@@ -259,12 +266,18 @@ class Room:
 
     # ---------------------------------------------------------------- telling the pages
 
-    async def broadcast(self, events: list[Event], skip: Watcher | None = None) -> None:
-        await self.send_all({"type": "update", "events": [e.to_json() for e in events], "game": self.snapshot()}, skip)
+    async def broadcast(self, events: list[Event]) -> None:
+        """Tell every page what happened and the whole game after it."""
+        self.presence_updates.told()  # the game's seats say who is here
+        await self.send_update(events, list(self.presence.watchers))
 
-    async def send_all(self, message: dict[str, Any], skip: Watcher | None = None) -> None:
+    async def send_update(self, events: list[Event], pages: list[Watcher]) -> None:
+        update = {"type": "update", "events": [e.to_json() for e in events], "game": self.snapshot()}
+        await self._deliver(pages, encode_message(update))
+
+    async def send_all(self, message: dict[str, Any]) -> None:
         text = encode_message(message)  # once for all
-        await self._deliver([watcher for watcher in self.presence.watchers if watcher is not skip], text)
+        await self._deliver(list(self.presence.watchers), text)
 
     async def send(self, watcher: Watcher, message: dict[str, Any]) -> None:
         await self._deliver([watcher], encode_message(message))
