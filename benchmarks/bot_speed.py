@@ -5,7 +5,9 @@
 Each bot plays seeded games against `heuristic` bots (2 and 4 players, every preset) and
 every call of its `choose` on a rolled state is timed. "all" counts every decision the bot
 is asked for (including passes and forced moves); "choices" only those with two or more
-legal moves, where the bot really searches. Single process.
+legal moves, where the bot really searches. Single process. The bots are told the table
+as every place that seats them tells them (`bots.introduce`), so `ace` plays (and is
+timed) as it plays against `heuristic` bots: its search modelling their replies.
 """
 
 from __future__ import annotations
@@ -21,8 +23,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from flyingchess import PRESETS, Rules, legal_moves, new_game
-from flyingchess.bots import bot_names, make_bot
-from flyingchess.game import apply_unchecked
+from flyingchess.bots import bot_names, introduce, make_bot
+from flyingchess.game import DEFAULT_PLAYERS, apply_unchecked
 
 
 def decision_times(name: str, games: int, seed: int) -> tuple[list[float], list[float]]:
@@ -37,6 +39,7 @@ def decision_times(name: str, games: int, seed: int) -> tuple[list[float], list[
             for _ in range(games):
                 seat = index % players
                 bots = [make_bot(name if s == seat else "heuristic", index) for s in range(players)]
+                introduce(dict(zip(DEFAULT_PLAYERS[players], bots)))
                 uniform = random.Random(seed + index).random
                 state = new_game(players, rules)
                 while not state.over:

@@ -35,7 +35,8 @@ def build(name: str, seed: int) -> Bot:
     """A registered bot or level, or a variant of ace: `ace:self-play` (never a best
     response), `ace:model` (the opponent's replies modelled, the self-play network's
     values), `ace:net=FILE` (modelled, the response network in FILE); each may end in
-    `@DEPTH` (bots/ace.py's DEPTHS)."""
+    `@DEPTH` (bots/ace.py's DEPTHS), and `ace:model` in `~MARGIN` too: close calls
+    within MARGIN searched a roll deeper (without it, none: `ace` itself has CLOSE_CALL)."""
     if not name.startswith("ace:"):
         return make_bot(name, seed)
     from flyingchess.bots.ace import AceBot

@@ -149,7 +149,7 @@ def test_when_responding_ace_expects_the_opponent_to_play_as_it_does() -> None:
 def test_the_batched_response_chooses_as_ace_does_one_move_ahead() -> None:
     net = shipped_net().responding()
     net.w1[-4:] = np.random.default_rng(8).normal(0, 0.3, net.w1[-4:].shape)  # the learner's slot counts
-    ace = AceBot(depth=1, responses=lambda opponent: net)
+    ace = AceBot(depth=1, responses=lambda opponent: net, close=0.0)  # one move ahead, no deeper look
     ace.meet("red", {"red": "ace", "yellow": "heuristic", "blue": "heuristic", "green": "heuristic"})
     rng = np.random.default_rng(3)
     game = BatchGame(Rules.preset("classic"), 4, 256)
@@ -255,7 +255,7 @@ def test_a_close_call_is_searched_a_roll_deeper_and_nothing_else_is() -> None:
         moves = legal_moves(rolled)
         if len({apply_unchecked(rolled, plane) for plane in moves}) < 2 or rolled.turn != 0:
             continue
-        deeper, shallower = AceBot(depth=4), AceBot()
+        deeper, shallower = AceBot(depth=4), AceBot(close=0.0)
         deeper.meet("red", table)
         shallower.meet("red", table)
         four, three = deeper.move_values(rolled, moves), shallower.move_values(rolled, moves)
@@ -269,7 +269,7 @@ def test_a_close_call_is_searched_a_roll_deeper_and_nothing_else_is() -> None:
         none_close.meet("red", table)
         assert every_move_close.move_values(rolled, moves) == four
         assert none_close.move_values(rolled, moves) == three
-        untold = AceBot().move_values(rolled, moves)  # no modelled table: the network replies
+        untold = AceBot(close=0.0).move_values(rolled, moves)  # no modelled table: the network replies
         assert untold != three and AceBot(close=1.0).move_values(rolled, moves) == untold
         decisions += 1
     assert decisions >= 5

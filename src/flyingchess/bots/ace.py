@@ -19,6 +19,9 @@ every other seat is one bot it can model (`MODELLED`), the opponents' replies in
 search are that bot's own choices, and the leaves are valued by a network trained
 against it where one ships (bots/value.py, `response_net`), else by the self-play
 network. Otherwise (humans, unknown clients, mixed tables) it searches as above.
+Against a modelled table, a close call (moves within `CLOSE_CALL` of the best) is
+searched a roll deeper: where the choice matters least the depth-3 values are noisiest,
+and the modelled replies make a fourth roll cheap enough for those moves alone.
 """
 
 from __future__ import annotations
@@ -38,6 +41,14 @@ MODELLED: Final = frozenset({"heuristic"})
 one of them: deterministic, and cheap enough to ask at every opponent's roll of the
 search (`heuristic` decides in about 16 us; `greedy` would take most of the time budget)."""
 
+CLOSE_CALL: Final = 0.01
+"""Against a modelled table, the moves whose value is within this of the best are
+searched a roll deeper. Paired on common dice against the bot without it, 3,000 games
+of each preset on seeds of their own (docs/bots.md, "How close to perfect play"): +0.8
+to +1.6 points of win rate, none alone clear of zero, the four together +1.1 (+0.0 ..
++2.1); wider margins (0.02, 0.03) gain no more. It costs time (a real choice's median
+2.8 ms becomes 9.9 ms), inside what a decision may take (docs/bots.md, Speed)."""
+
 DEPTHS: Final = (1, 2, 3, 4)
 """1: each move's position valued as it stands; 2: over the next roll and its reply;
 3: over the next two rolls, each roller replying with its best move by the network
@@ -54,10 +65,12 @@ class AceBot:
         net: ValueNet | None = None,
         respond: bool = True,
         responses: Callable[[str], ValueNet | None] = response_net,
-        close: float = 0.0,
+        close: float = CLOSE_CALL,
     ) -> None:
         """`respond=False`: never a best response, whatever the table (the bot as it was
-        before, for comparisons); `responses`: the response network for a bot's name."""
+        before, for comparisons); `responses`: the response network for a bot's name;
+        `close`: how near the best a move must be to be searched a roll deeper against a
+        modelled table (0: never)."""
         del seed  # deterministic: nothing to seed
         if depth not in DEPTHS:
             raise ValueError(f"depth must be one of {DEPTHS}")
