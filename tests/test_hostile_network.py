@@ -284,6 +284,43 @@ def test_a_page_that_leaves_is_freed_at_once_not_by_the_garbage_collector(guarde
         gc.enable()
 
 
+def test_a_handshake_nobody_waits_for_any_more_costs_the_room_nothing(guarded: Any) -> None:
+    """In a process that is behind, a balancer gives up on a handshake (504) and closes
+    its side before the process gets to it; the process then skips finding the room and
+    sending it the game (connections.client_gone), and counts it."""
+    from websockets.sync.client import connect
+
+    from flyingchess.server import metrics
+
+    server, _guard = guarded
+    created = raw_request(
+        server.port,
+        "POST /api/games HTTP/1.1\nHost: localhost\nContent-Type: application/json\nContent-Length: 2\nConnection: close\n",
+        b"{}",
+    )
+    game = json.loads(created.split(b"\r\n\r\n", 1)[1])
+
+    def abandoned() -> float:
+        return metrics.REGISTRY.get_sample_value("flyingchess_handshakes_abandoned_total") or 0.0
+
+    before = abandoned()
+    loop = server.server.servers[0].get_loop()
+    loop.call_soon_threadsafe(time.sleep, 1.0)  # the process is busy for a second
+    upgrade = (
+        f"GET /ws/{game['id']} HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", server.port)) as waiting:
+        waiting.sendall(upgrade.encode())
+    deadline = time.monotonic() + 5  # the client gave up and left before the process got to it
+    while abandoned() == before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert abandoned() == before + 1
+    with connect(f"ws://127.0.0.1:{server.port}/ws/{game['id']}", open_timeout=5) as page:
+        assert json.loads(page.recv(timeout=5))["type"] == "snapshot"  # a page that waits is served
+    assert abandoned() == before + 1
+
+
 def test_a_repeated_failure_is_logged_once_with_a_count() -> None:
     logger = logging.getLogger("flyingchess.test-repeats")
     records: list[str] = []

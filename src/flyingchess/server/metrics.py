@@ -70,6 +70,11 @@ storage_batch_writes = _figure(
 )
 takeovers = _figure("Counter", "flyingchess_takeovers", "Rooms taken over from another process")
 refusals = _figure("Counter", "flyingchess_refusals", "Requests and connections refused", labelnames=("code",))
+abandoned = _figure(
+    "Counter",
+    "flyingchess_handshakes_abandoned",
+    "WebSocket handshakes whose client had gone before the process got to them (a balancer gave up: the process is behind)",
+)
 errors = _figure("Counter", "flyingchess_errors", "Faults of the server itself (each is logged too)")
 
 

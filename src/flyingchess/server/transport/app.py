@@ -60,6 +60,7 @@ from ..rooms.room import GRACE_SECONDS, Room, RoomLike
 from ..rooms.seats import Control, token_hash, without_secrets
 from ..storage.async_store import AsyncStore, LoopStore
 from ..storage.store import SqlStore
+from .connections import client_gone
 from .guard import LOOPBACK_NAMES, Guard, HostPolicy
 from .health import check_health
 from .insight import Insight
@@ -504,6 +505,12 @@ class GameSocket(WebSocketEndpoint):
         waiting for them is one a balancer gives up on (docs/protocol.md, Connections)."""
         settings = _settings(websocket)
         self.limits = settings.limits
+        # A client that gave up has sent its request and its end together: one turn of the
+        # loop reads the end (this task was started by reading the request, before it).
+        await asyncio.sleep(0)
+        if client_gone(websocket.scope):  # nobody waits for this handshake any more
+            metrics.abandoned.inc()
+            return
         rooms = _rooms(websocket)
         away = rooms.unavailable()
         if away is not None:
@@ -523,6 +530,9 @@ class GameSocket(WebSocketEndpoint):
         if room.watcher_count() >= self.limits.watchers_per_room:
             full = ProtocolError("room-full", "too many pages watch this game")
             await _refuse_socket(websocket, full, close_code(full))
+            return
+        if client_gone(websocket.scope):  # it left while its room was found
+            metrics.abandoned.inc()
             return
         self.page = Outbox(websocket, self.limits.outbox_characters)
         self.address = _address(websocket)

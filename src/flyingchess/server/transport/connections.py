@@ -12,7 +12,8 @@ import asyncio
 import ipaddress
 import logging
 import time
-from collections.abc import Callable
+import weakref
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -147,11 +148,36 @@ def guarded_protocols(guard: ConnectionGuard) -> tuple[type[H11Protocol], type[W
                 return
             super().send_keepalive_ping()
 
+        def handle_connect(self, event: Any) -> None:
+            super().handle_connect(event)
+            scope = getattr(self, "scope", None)
+            if scope is not None:  # an upgrade handed to the app: it may ask whether the client is still there
+                scope["extensions"][CONNECTION_EXTENSION] = weakref.ref(self)
+
         def connection_lost(self, exc: Exception | None) -> None:
             guard.release(self.transport, self.client[0] if self.client else None)
             super().connection_lost(exc)
 
     return GuardedHttp, GuardedWebSocket
+
+
+CONNECTION_EXTENSION: Final = "flyingchess.connection"
+"""The ASGI scope's extension holding (a weak reference to) a WebSocket's own protocol."""
+
+
+def client_gone(scope: Mapping[str, Any]) -> bool:
+    """Whether a WebSocket's client has gone already, before the app has answered it. In
+    a process that is behind (a storm of reconnections after a takeover), a handshake can
+    wait in the event loop longer than a balancer waits for it: nginx answers the page 504
+    and closes its side, and the page tries again. Finding the room for a handshake nobody
+    waits for any more, sending it the game and telling the room's other pages it came
+    and went, is work the busy process then does for nothing. False where the server
+    does not say (another server than the project's protocols)."""
+    reference = scope.get("extensions", {}).get(CONNECTION_EXTENSION)
+    if reference is None:
+        return False
+    protocol = reference()
+    return protocol is None or bool(protocol.disconnected) or protocol.transport.is_closing()
 
 
 def raise_open_files_limit(wanted: int = 65_536) -> int:
