@@ -58,6 +58,13 @@ def status(answer: bytes) -> int:
     return int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/1.1 ") else 0
 
 
+def new_game(port: int) -> dict[str, Any]:
+    """A game made with the defaults, as a page makes one (`POST /api/games`)."""
+    head = "POST /api/games HTTP/1.1\nHost: localhost\nContent-Type: application/json\nContent-Length: 2\nConnection: close\n"
+    game: dict[str, Any] = json.loads(raw_request(port, head, b"{}").split(b"\r\n\r\n", 1)[1])
+    return game
+
+
 def test_host_names_on_a_real_server(network: Server) -> None:
     port = network.port
     evil = raw_request(port, f"GET /api/meta HTTP/1.1\nHost: evil.example:{port}\nConnection: close\n")
@@ -229,16 +236,7 @@ def test_headers_that_never_arrive_are_cut_off(guarded: Any) -> None:
     assert status(answer) == 200
     from websockets.sync.client import connect
 
-    game = json.loads(
-        raw_request(
-            server.port,
-            (
-                "POST /api/games HTTP/1.1\nHost: localhost\nContent-Type: application/json\n"
-                "Content-Length: 2\nConnection: close\n"
-            ),
-            b"{}",
-        ).split(b"\r\n\r\n", 1)[1]
-    )
+    game = new_game(server.port)
     with connect(f"ws://127.0.0.1:{server.port}/ws/{game['id']}", open_timeout=5) as page:
         page.recv(timeout=5)
         time.sleep(1.2)
@@ -257,12 +255,7 @@ def test_a_page_that_leaves_is_freed_at_once_not_by_the_garbage_collector(guarde
     from flyingchess.server.transport.outbox import Outbox
 
     server, guard = guarded
-    created = raw_request(
-        server.port,
-        "POST /api/games HTTP/1.1\nHost: localhost\nContent-Type: application/json\nContent-Length: 2\nConnection: close\n",
-        b"{}",
-    )
-    game = json.loads(created.split(b"\r\n\r\n", 1)[1])
+    game = new_game(server.port)
 
     def pages_in_memory() -> int:
         return sum(1 for thing in gc.get_objects() if type(thing) is Outbox)
@@ -293,12 +286,7 @@ def test_a_handshake_nobody_waits_for_any_more_costs_the_room_nothing(guarded: A
     from flyingchess.server import metrics
 
     server, _guard = guarded
-    created = raw_request(
-        server.port,
-        "POST /api/games HTTP/1.1\nHost: localhost\nContent-Type: application/json\nContent-Length: 2\nConnection: close\n",
-        b"{}",
-    )
-    game = json.loads(created.split(b"\r\n\r\n", 1)[1])
+    game = new_game(server.port)
 
     def abandoned() -> float:
         return metrics.REGISTRY.get_sample_value("flyingchess_handshakes_abandoned_total") or 0.0
