@@ -1,6 +1,8 @@
 """Defences below the ASGI app, where uvicorn owns the sockets: a cap on open
 connections per client address, a deadline for a request's headers, a higher limit of
-open files, and logs that report a repeated failure once instead of once per attempt.
+open files, logs that report a repeated failure once instead of once per attempt, and
+a way for the app to see that a WebSocket's client left before its handshake was
+answered (`client_gone`).
 
 A client that opens connections and never finishes a request would otherwise hold a
 file descriptor each for as long as it likes; enough of them lock every player out.
