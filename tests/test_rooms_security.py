@@ -491,3 +491,47 @@ def test_a_move_with_one_real_choice_says_so(client: TestClient) -> None:
                 assert game["choices"] == 0
                 host.send_json({"type": "roll"})
         assert 1 in seen and max(seen) > 1  # both kinds of turn were met
+
+
+def test_a_player_who_acts_as_the_turn_timer_runs_out_keeps_the_seat(store_path: Path) -> None:
+    """The clock decides under the room's lock: a roll stored while it waited for the
+    lock starts a new turn, and the player who made it is not put on the autopilot for
+    the turn it just played (bot_runner._watch_clock)."""
+    import asyncio
+
+    from flyingchess.rules import Rules
+    from flyingchess.server.protocol import Roll
+    from flyingchess.server.rooms.registry import Rooms, new_game
+    from flyingchess.server.rooms.seats import HOST
+    from flyingchess.server.storage.async_store import AsyncStore
+
+    class Page:
+        async def send_text(self, data: str) -> None:
+            pass
+
+        async def close(self, code: int = 1000, reason: str | None = None) -> None:
+            pass
+
+    async def play() -> tuple[set[str], set[str]]:
+        store = AsyncStore(SqliteStore(store_path))
+        try:
+            rooms = Rooms(store, lambda: random.Random(1))
+            seats = {"red": {"kind": "human"}, "blue": {"kind": "bot", "bot": "random"}}
+            room = await rooms.create(new_game(Rules.preset("classic"), ("red", "blue"), seats, extra={"timer": 30}))
+            page = Page()
+            await room.connect(page, HOST)
+            room.presence.turn_started -= 31  # red's turn timer ran out...
+            room.bot_runner.poke()
+            await asyncio.sleep(0.1)
+            on_the_clock = set(room.presence.autopilot)
+            await room.receive(page, "127.0.0.1", Roll())  # ...and red comes back and rolls
+            await asyncio.sleep(0.3)
+            after = set(room.presence.autopilot)
+            room.bot_runner.stop()
+            return on_the_clock, after
+        finally:
+            store.close()
+
+    on_the_clock, after = asyncio.run(play())
+    assert on_the_clock == {"red"}  # the timer did hand the seat over
+    assert "red" not in after  # the player's own roll took it back, and it stays back

@@ -139,16 +139,20 @@ class BotRunner:
         process a few per cent of its time."""
         room = self.room
         loop = asyncio.get_running_loop()
-        while room.presence.watchers and not room.state.over:
+        while room.presence.watchers and not room.state.over and not room.lost:
             now = time.monotonic()
             wait: float | None = None
             if room.session.started:
-                due = room.presence.autopilot_due(now, room.seats, room.state.colour)
-                if due:
+                if room.presence.autopilot_due(now, room.seats, room.state.colour):
                     async with room.lock:
-                        room.presence.autopilot |= due
-                        await room.broadcast([])
-                    self.wake()
+                        # again under the lock: the player may have acted meanwhile (a
+                        # roll stored while this waited for the lock starts a new turn)
+                        due = room.presence.autopilot_due(time.monotonic(), room.seats, room.state.colour)
+                        if due:
+                            room.presence.autopilot |= due
+                            await room.broadcast([])
+                    if due:
+                        self.wake()
                     continue
                 wait = room.presence.next_due(now, room.seats, room.state.colour)
             sleep = CLOCK_LONGEST_SLEEP if wait is None else min(wait + CLOCK_MARGIN, CLOCK_LONGEST_SLEEP)

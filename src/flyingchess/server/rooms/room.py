@@ -308,3 +308,5 @@ class Room:
             except Exception:
                 for page in pages:
                     self.presence.watchers.pop(page, None)
+        if not self.presence.watchers:
+            self.bot_runner.poke()  # the last page went: the clock stops now, not at its next look
