@@ -60,8 +60,8 @@ from ..rooms.room import GRACE_SECONDS, Room, RoomLike
 from ..rooms.seats import Control, token_hash, without_secrets
 from ..storage.async_store import AsyncStore, LoopStore
 from ..storage.store import SqlStore
-from .connections import client_gone
 from .guard import LOOPBACK_NAMES, Guard, HostPolicy
+from .handshakes import client_gone
 from .health import check_health
 from .insight import Insight
 from .insight import available as analysis_available

@@ -1,8 +1,8 @@
 """Defences below the ASGI app, where uvicorn owns the sockets: a cap on open
 connections per client address, a deadline for a request's headers, a higher limit of
 open files, logs that report a repeated failure once instead of once per attempt, and
-a way for the app to see that a WebSocket's client left before its handshake was
-answered (`client_gone`).
+and the protocol's part of seeing that a WebSocket's client left before its handshake
+was answered (handshakes.py).
 
 A client that opens connections and never finishes a request would otherwise hold a
 file descriptor each for as long as it likes; enough of them lock every player out.
@@ -15,11 +15,13 @@ import ipaddress
 import logging
 import time
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, Final
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+from .handshakes import CONNECTION_EXTENSION
 
 log = logging.getLogger("flyingchess.server")
 
@@ -161,25 +163,6 @@ def guarded_protocols(guard: ConnectionGuard) -> tuple[type[H11Protocol], type[W
             super().connection_lost(exc)
 
     return GuardedHttp, GuardedWebSocket
-
-
-CONNECTION_EXTENSION: Final = "flyingchess.connection"
-"""The ASGI scope's extension holding (a weak reference to) a WebSocket's own protocol."""
-
-
-def client_gone(scope: Mapping[str, Any]) -> bool:
-    """Whether a WebSocket's client has gone already, before the app has answered it. In
-    a process that is behind (a storm of reconnections after a takeover), a handshake can
-    wait in the event loop longer than a balancer waits for it: nginx answers the page 504
-    and closes its side, and the page tries again. Finding the room for a handshake nobody
-    waits for any more, sending it the game and telling the room's other pages it came
-    and went, is work the busy process then does for nothing. False where the server
-    does not say (another server than the project's protocols)."""
-    reference = scope.get("extensions", {}).get(CONNECTION_EXTENSION)
-    if reference is None:
-        return False
-    protocol = reference()
-    return protocol is None or bool(protocol.disconnected) or protocol.transport.is_closing()
 
 
 def raise_open_files_limit(wanted: int = 65_536) -> int:
