@@ -42,10 +42,6 @@ class PresenceUpdates:
         if self.due is None:
             self.due = asyncio.get_running_loop().call_later(PRESENCE_DELAY, self._send_soon)
 
-    def told(self) -> None:
-        """An update with the game went to every page: it carried who is here."""
-        self.cancel()
-
     def cancel(self) -> None:
         if self.due is not None:
             self.due.cancel()

@@ -268,7 +268,7 @@ class Room:
 
     async def broadcast(self, events: list[Event]) -> None:
         """Tell every page what happened and the whole game after it."""
-        self.presence_updates.told()  # the game's seats say who is here
+        self.presence_updates.cancel()  # the game's seats say who is here: nothing more to tell
         await self.send_update(events, list(self.presence.watchers))
 
     async def send_update(self, events: list[Event], pages: list[Watcher]) -> None:

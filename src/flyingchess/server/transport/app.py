@@ -488,6 +488,14 @@ async def _deny_socket(websocket: WebSocket, error: ProtocolError) -> None:
             await websocket.close(code=1012)
 
 
+def _given_up(websocket: WebSocket) -> bool:
+    """Whether the handshake's client has gone (a balancer gave up on it); counted."""
+    if client_gone(websocket.scope):
+        metrics.abandoned.inc()
+        return True
+    return False
+
+
 class GameSocket(WebSocketEndpoint):
     """One page's connection to one game. Everything the page is sent goes through its
     outbox, in order; what it sends is rate-limited, parsed and handed to the room."""
@@ -508,8 +516,7 @@ class GameSocket(WebSocketEndpoint):
         # A client that gave up has sent its request and its end together: one turn of the
         # loop reads the end (this task was started by reading the request, before it).
         await asyncio.sleep(0)
-        if client_gone(websocket.scope):  # nobody waits for this handshake any more
-            metrics.abandoned.inc()
+        if _given_up(websocket):  # nobody waits for this handshake any more
             return
         rooms = _rooms(websocket)
         away = rooms.unavailable()
@@ -531,8 +538,7 @@ class GameSocket(WebSocketEndpoint):
             full = ProtocolError("room-full", "too many pages watch this game")
             await _refuse_socket(websocket, full, close_code(full))
             return
-        if client_gone(websocket.scope):  # it left while its room was found
-            metrics.abandoned.inc()
+        if _given_up(websocket):  # it left while its room was found
             return
         self.page = Outbox(websocket, self.limits.outbox_characters)
         self.address = _address(websocket)

@@ -1,7 +1,7 @@
 """Defences below the ASGI app, where uvicorn owns the sockets: a cap on open
 connections per client address, a deadline for a request's headers, a higher limit of
 open files, logs that report a repeated failure once instead of once per attempt, and
-and the protocol's part of seeing that a WebSocket's client left before its handshake
+the protocol's part of seeing that a WebSocket's client left before its handshake
 was answered (handshakes.py).
 
 A client that opens connections and never finishes a request would otherwise hold a
