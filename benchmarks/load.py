@@ -1010,6 +1010,14 @@ def measure(args: argparse.Namespace, processes: int) -> dict[str, Any]:
             figures["lost_actions"] = check_ledger(stats, database, games)
             database.close()
             figures["server_log_lines"] = server_log_lines([s for s in started if isinstance(s, Server)])
+            if exits:  # each process's own account of its drain, numbers and all
+                figures["handed_over"] = [
+                    line.removeprefix("flyingchess: ")
+                    for s in started
+                    if isinstance(s, Server)
+                    for line in s.log().splitlines()
+                    if "handed over in" in line
+                ]
             figures["nginx"] = args.nginx
             return figures
         finally:

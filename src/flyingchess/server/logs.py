@@ -41,6 +41,15 @@ def use_json_lines(level: str) -> None:
         logger.propagate = True
 
 
+def tell_operator(message: str) -> None:
+    """A line the operator is always shown, whatever the log level (how a shutdown went):
+    plain text, or one JSON line like every other when the logs are JSON."""
+    if any(isinstance(handler.formatter, JsonLines) for handler in logging.getLogger().handlers):
+        record = logging.LogRecord("flyingchess.server", logging.INFO, __file__, 0, message, None, None)
+        message = JsonLines().format(record)
+    print(message, file=sys.stderr, flush=True)
+
+
 def log_failure(task: asyncio.Task[None]) -> None:
     """A done callback for background tasks: a failure reaches the log, never vanishes."""
     if not task.cancelled() and task.exception() is not None:

@@ -16,6 +16,7 @@ import signal
 import socket
 import sys
 import threading
+import time
 import webbrowser
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -28,7 +29,7 @@ import uvicorn
 from .. import metrics
 from ..errors import StoreError
 from ..limits import Limits
-from ..logs import use_json_lines
+from ..logs import tell_operator, use_json_lines
 from ..protocol import MAX_MESSAGE_BYTES
 from ..storage.databases import open_database
 from ..storage.store import SqliteStore
@@ -395,7 +396,7 @@ def serve(options: ServeOptions) -> int:
         store.close()
         if claim is not None:
             claim.close()
-    print("flyingchess stopped: every change is saved", file=sys.stderr, flush=True)
+    tell_operator("flyingchess stopped: every change is saved")
     return 0
 
 
@@ -445,10 +446,15 @@ class DrainingServer(uvicorn.Server):
         # (measured in a rolling restart), during which the rooms' pages and the process
         # taking them over waited.
         gc.disable()
+        rooms = sum(not room.lost for room in self.app.state.rooms.rooms.values())
+        began = time.monotonic()
         try:
             await asyncio.wait_for(self.app.state.rooms.drain(), DRAIN_SECONDS)
         except TimeoutError:
             log.warning("handing the rooms over took more than %s s; closing anyway", DRAIN_SECONDS)
+        else:
+            took = time.monotonic() - began
+            tell_operator(f"flyingchess: {rooms} rooms handed over in {took:.2f} s")
         await super().shutdown(sockets)
 
 
