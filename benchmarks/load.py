@@ -1012,11 +1012,11 @@ def measure(args: argparse.Namespace, processes: int) -> dict[str, Any]:
             figures["server_log_lines"] = server_log_lines([s for s in started if isinstance(s, Server)])
             if exits:  # each process's own account of its drain, numbers and all
                 figures["handed_over"] = [
-                    line.removeprefix("flyingchess: ")
+                    line.removeprefix("flyingchess: handed ")
                     for s in started
                     if isinstance(s, Server)
                     for line in s.log().splitlines()
-                    if "handed over in" in line
+                    if line.startswith("flyingchess: handed ")
                 ]
             figures["nginx"] = args.nginx
             return figures

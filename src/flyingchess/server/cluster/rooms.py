@@ -28,7 +28,7 @@ import functools
 import logging
 import random
 from collections.abc import Callable, Mapping
-from typing import Any, Final
+from typing import Any
 
 import redis
 
@@ -50,18 +50,6 @@ from .suspension import Suspension
 from .takeover import Takeovers
 
 log = logging.getLogger("flyingchess.server")
-
-DRAIN_ROOMS_PER_SECOND: Final = 150.0
-"""How fast a draining process hands its rooms over, at most. Every room handed over
-sends its pages here to another process at once, to reconnect there; all 500 rooms of a
-rolling restart's second process within 1.5-1.8 s left the process taking them with
-2,000 handshakes at once, more than it answered before nginx gave up on hundreds
-(docs/deploy.md has the figures). A room waiting its turn plays on here meanwhile, so
-only the drain takes longer."""
-
-DRAIN_LONGEST_SECONDS: Final = 5.0
-"""However many rooms there are, the drain goes faster rather than take longer than
-this: it must end well inside the time the process gives it (`run.DRAIN_SECONDS`)."""
 
 
 class ClusteredRooms:
@@ -111,22 +99,16 @@ class ClusteredRooms:
         ]
 
     async def drain(self) -> None:
-        """The process is shutting down (SIGTERM): hand every room to the others, one
-        after another at `DRAIN_ROOMS_PER_SECOND` (a room plays on here until its turn
-        comes). Each room finishes the change under way, stops, and gives its lease up; the processes that
+        """The process is shutting down (SIGTERM): hand every room to the others. Each room
+        finishes the change under way, stops, and gives its lease up; the processes that
         forward pages to it are told to take it over at once, and move those pages on
         the connections they have (as when an owner dies); its own pages are hung up on
         (1012) and reconnect, to a process that owns it by then. Pages here watching rooms
         of other processes are hung up on too: their rooms are elsewhere and go on."""
         self.draining = True
-        rooms = list(self.rooms.items())
-        pace = max(DRAIN_ROOMS_PER_SECOND, len(rooms) / DRAIN_LONGEST_SECONDS)
-        loop = asyncio.get_running_loop()
-        began = loop.time()
-        for handed, (game_id, room) in enumerate(rooms):
+        for game_id, room in list(self.rooms.items()):
             if room.lost:
                 continue
-            await asyncio.sleep(began + handed / pace - loop.time())
             async with room.lock:  # the change under way is stored and sent first
                 forwarded = [page for page in room.presence.watchers if isinstance(page, RemotePage)]
                 for page in forwarded:  # not hung up on: their processes move them

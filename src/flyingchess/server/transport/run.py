@@ -454,7 +454,7 @@ class DrainingServer(uvicorn.Server):
             log.warning("handing the rooms over took more than %s s; closing anyway", DRAIN_SECONDS)
         else:
             took = time.monotonic() - began
-            tell_operator(f"flyingchess: {rooms} rooms handed over in {took:.2f} s")
+            tell_operator(f"flyingchess: handed {rooms} room{'' if rooms == 1 else 's'} over in {took:.2f} s")
         await super().shutdown(sockets)
 
 
