@@ -453,8 +453,9 @@ class DrainingServer(uvicorn.Server):
         except TimeoutError:
             log.warning("handing the rooms over took more than %s s; closing anyway", DRAIN_SECONDS)
         else:
-            took = time.monotonic() - began
-            tell_operator(f"flyingchess: handed {rooms} room{'' if rooms == 1 else 's'} over in {took:.2f} s")
+            if getattr(self.app.state.rooms, "cluster", None) is not None:  # alone, nobody takes them
+                took = time.monotonic() - began
+                tell_operator(f"flyingchess: handed {rooms} room{'' if rooms == 1 else 's'} over in {took:.2f} s")
         await super().shutdown(sockets)
 
 
