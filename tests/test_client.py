@@ -79,6 +79,9 @@ def test_a_client_takes_a_seat_and_plays_a_game_to_its_end(tmp_path: Path) -> No
                         assert tuple(sorted({m.plane for m in game.moves})) == legal_moves(game.state)
                         update = await guest.move(rng.choice(game.moves).plane)
                     assert update.game.actions >= game.actions
+                    # the answer is the update of blue's own action, even when the bot's
+                    # next roll (instant) arrives before the client wakes
+                    assert not [e for e in update.events if isinstance(e, Rolled) and e.colour != "blue"], update.events
                     turns += 1
                 verified = await guest.verify_dice(share)
                 assert verified.complete and verified.share_by == "blue"

@@ -303,7 +303,11 @@ class GameClient:
         self._allowance = SEND_BURST
         self._allowed_at = 0.0
         self._opening = False
-        self._last_update: Update | None = None
+        self._asked_at: tuple[int, str | None, str] | None = None
+        """Where the game stood when the roll or move under way was sent (`_act`)."""
+        self._answer: Update | None = None
+        """The first update since then that shows the game elsewhere: the answer, even
+        when later ones (a bot's turn) arrive before the caller wakes."""
 
     # ---------------------------------------------------------------- connecting
 
@@ -438,7 +442,8 @@ class GameClient:
             return  # an old update after a fresher snapshot
         self.game = game
         update = Update(events, game, snapshot)
-        self._last_update = update
+        if self._answer is None and self._asked_at is not None and _where(game) != self._asked_at:
+            self._answer = update
         self._updates.put_nowait(update)
         if snapshot and self._lost_request is not None and not self._opening:
             self._resend_if_still_wanted(game)
@@ -532,14 +537,15 @@ class GameClient:
         where = _where(game)
         self._lost_request = {"request": sent, "at": where, "lost": False}
         self._answers = asyncio.Queue()
+        self._asked_at, self._answer = where, None
         if not await self._send(sent):  # the connection is down: it goes once the client is back
             self._lost_request = {**self._lost_request, "lost": True}
 
         async def answered() -> Update:
             async with self._changed:
                 while True:
-                    if self.game is not None and _where(self.game) != where:
-                        return self._last_update or Update((), self.game)
+                    if self._answer is not None:
+                        return self._answer
                     if self._failure is not None:
                         raise self._failure
                     said = self._answers.get_nowait() if not self._answers.empty() else None
@@ -555,6 +561,7 @@ class GameClient:
             raise Unreachable(f"no answer to {request['type']} in {ANSWER_SECONDS:.0f} s") from None
         finally:
             self._lost_request = None
+            self._asked_at = self._answer = None
 
     async def start(self) -> Game:
         """The host starts a gathered game (seats still open go to a bot); returns it started."""
