@@ -183,6 +183,7 @@ def test_sigterm_during_bot_play_finishes_the_move_under_way_and_exits_cleanly(
             assert closed.rcvd is not None and closed.rcvd.code == 1012
     assert server.process.wait(timeout=20) == 0
     assert "flyingchess stopped: every change is saved" in server.log()
+    assert "flyingchess: handed" not in server.log()  # alone, it hands nothing over (docs/deploy.md)
     assert "Traceback" not in server.log()
     again = Server(tmp_path)
     servers.append(again)
