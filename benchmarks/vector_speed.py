@@ -92,7 +92,7 @@ def main() -> None:
     args = parser.parse_args()
     results: dict[str, Any] = {}
     with threadpool_limits(1):
-        for opponents in ("random", "heuristic"):
+        for opponents in ("random", "heuristic", "greedy"):
             for skip in (False, True):
                 key = f"vector {opponents}{' skip_forced' if skip else ''}"
                 results[key] = vector_rate(args.batch, args.seconds, opponents, skip, args.players)

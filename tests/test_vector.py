@@ -207,17 +207,19 @@ def test_policies_as_opponents_see_their_own_view_and_are_checked() -> None:
         VectorGames(4, opponents="no-such-bot")
 
 
-def test_the_batched_heuristic_is_the_engines_bot_move_for_move() -> None:
+@pytest.mark.parametrize(("twin", "other"), [("heuristic", "greedy"), ("greedy", "heuristic")])
+def test_a_batched_twin_is_the_engines_bot_move_for_move(twin: str, other: str) -> None:
     """The same seed and learner moves with the batched twin and with the registered bot
     played game by game through the engine: the same games, observation for observation."""
 
     def run(opponent: Any) -> list[np.ndarray]:
         return trajectory(VectorGames(24, players=4, opponents=opponent, seed=8), steps=60, seed=5)
 
-    batched, engine = run("heuristic"), run(EngineBot("heuristic"))
+    batched, engine = run(twin), run(EngineBot(twin))
+    assert type(VectorGames(2, players=4, opponents=twin).opponents[0]) is not EngineBot
     assert all(np.array_equal(a, b) for a, b in zip(batched, engine))
-    other = run(EngineBot("greedy"))  # any registered bot plays; a different one plays differently
-    assert not all(np.array_equal(a, b) for a, b in zip(batched, other))
+    elsewhere = run(EngineBot(other))  # any registered bot plays; a different one plays differently
+    assert not all(np.array_equal(a, b) for a, b in zip(batched, elsewhere))
 
 
 def test_skip_forced_asks_only_real_choices_but_for_a_few_marked_ones() -> None:

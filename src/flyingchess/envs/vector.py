@@ -37,6 +37,7 @@ from ..game import roll
 from ..rules import Rules
 from .batch import ACTIONS, PASS_ACTION, BatchGame, Bools, Indices, heuristic_actions, random_actions
 from .episode import EPISODE_MAX_ROLLS, end_rewards, parse_rules
+from .evaluation import greedy_actions
 from .observation import (
     DIE_AT,
     LAST_MOVED_AT,
@@ -214,6 +215,15 @@ class Heuristic(Opponent):
         return heuristic_actions(game, rolls)[rows]
 
 
+class Greedy(Opponent):
+    name = "greedy"
+
+    def actions(self, game: BatchGame, rolls: Indices, rows: Bools, rng: np.random.Generator) -> Indices:
+        games = np.flatnonzero(rows)
+        part = game if len(games) == game.batch else game.take(games)
+        return greedy_actions(part, rolls[games])
+
+
 class Random(Opponent):
     name = "random"
 
@@ -263,7 +273,7 @@ class Policy(Opponent):
         return chosen
 
 
-BATCHED: Final[dict[str, Callable[[], Opponent]]] = {"heuristic": Heuristic, "random": Random}
+BATCHED: Final[dict[str, Callable[[], Opponent]]] = {"heuristic": Heuristic, "greedy": Greedy, "random": Random}
 """Bots with a batched twin that picks exactly their move (tests/test_vector.py); any other
 registered bot plays through the engine, game by game."""
 
