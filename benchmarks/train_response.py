@@ -49,14 +49,15 @@ import numpy.typing as npt
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from flyingchess import Rules
-from flyingchess.bots.value import RESPONSE_INPUTS, ValueNet, shipped_net, value_tables
+from flyingchess.bots.value import RESPONSE_INPUTS, ValueNet, shipped_net
 from flyingchess.envs.batch import BatchGame, heuristic_actions, random_actions
+from flyingchess.envs.evaluation import greedy_actions
 from flyingchess.envs.training import response_actions, value_actions
 from flyingchess.sim import wilson_interval
 from train_value import CONFIGS, Adam, Samples, lambda_returns, predictions, train
 
 Policy = Callable[[BatchGame, npt.NDArray[np.int8], npt.NDArray[np.bool_]], npt.NDArray[np.intp]]
-OPPONENTS: dict[str, Policy] = {"heuristic": heuristic_actions}
+OPPONENTS: dict[str, Policy] = {"heuristic": heuristic_actions, "greedy": greedy_actions}
 """The opponents a response can be trained against: each a batched twin of a bot."""
 
 WEIGHTS_DIR = Path(__file__).resolve().parents[1] / "src/flyingchess/bots"
@@ -117,8 +118,7 @@ def respond(
     all_positions, all_turns = np.concatenate(positions), np.concatenate(turns)
     all_sixes, owner, all_learners = np.concatenate(sixes), np.concatenate(owners), np.concatenate(learners)
     outcome = np.eye(count, dtype=np.float32)[winners]
-    tables = value_tables(rules, players)
-    predicted = predictions(net, tables, all_positions, all_turns, all_sixes, all_learners)
+    predicted = predictions(net, rules, players, all_positions, all_turns, all_sixes, all_learners)
     target = lambda_returns(predicted, outcome, owners, lam)
     kept = rng.random(len(owner)) < keep
     samples = Samples(all_positions[kept], all_turns[kept], all_sixes[kept], target[kept])

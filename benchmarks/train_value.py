@@ -49,9 +49,9 @@ import numpy.typing as npt
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from flyingchess import PRESETS, Rules
-from flyingchess.bots.value import INPUTS, SLOTS, ValueNet, ValueTables, encode, value_tables
+from flyingchess.bots.value import INPUTS, PREVIEW_INPUTS, SLOTS, ValueNet, shipped_net
 from flyingchess.envs.batch import BatchGame, heuristic_actions, random_actions
-from flyingchess.envs.training import value_actions
+from flyingchess.envs.training import network_inputs, value_actions
 from flyingchess.sim import wilson_interval
 
 WEIGHTS = Path(__file__).resolve().parents[1] / "src/flyingchess/bots/value_weights.npz"
@@ -147,7 +147,7 @@ def self_play(
     if net is None or lam >= 1:
         target = outcome[owner]
     else:
-        predicted = predictions(net, value_tables(rules, players), all_positions, all_turns, all_sixes)
+        predicted = predictions(net, rules, players, all_positions, all_turns, all_sixes)
         target = lambda_returns(predicted, outcome, owners, lam)
     kept = rng.random(len(owner)) < keep
     return Samples(all_positions[kept], all_turns[kept], all_sixes[kept], target[kept])
@@ -155,20 +155,22 @@ def self_play(
 
 def predictions(
     net: ValueNet,
-    tables: ValueTables,
+    rules: Rules,
+    players: tuple[str, ...],
     positions: npt.NDArray[np.int8],
     turns: npt.NDArray[np.int8],
     sixes: npt.NDArray[np.int8],
     learners: npt.NDArray[np.intp] | None = None,
 ) -> npt.NDArray[np.float32]:
     """[N, players]: the network's chances for each position, by player (not slot)."""
-    count = tables.players
+    count = len(players)
     predicted = np.empty((len(turns), count), np.float32)
     for start in range(0, len(turns), 8192):
         part = slice(start, start + 8192)
         turn = turns[part].astype(np.intp)
         learner = None if learners is None else learners[part]
-        slots = net.chances(encode(tables, positions[part], turn, sixes[part], learner), count)[:, :count]
+        inputs = network_inputs(net, rules, players, positions[part], turn, sixes[part], learner)
+        slots = net.chances(inputs, count)[:, :count]
         order = (turn[:, None] + np.arange(count)) % count
         np.put_along_axis(predicted[part], order, slots, axis=1)
     return predicted
@@ -250,8 +252,9 @@ def train(
         pick = rng.integers(0, len(samples.turn), size)
         turn = samples.turn[pick].astype(np.intp)
         learner = None if learners is None else learners[which][pick]
-        tables = value_tables(Rules.preset(preset), players)
-        inputs = encode(tables, samples.positions[pick], turn, samples.sixes[pick], learner)
+        inputs = network_inputs(
+            net, Rules.preset(preset), players, samples.positions[pick], turn, samples.sixes[pick], learner
+        )
         count = len(players)
         target = np.zeros((size, SLOTS), np.float32)
         order = (turn[:, None] + np.arange(count)) % count
@@ -277,6 +280,27 @@ def against_heuristic(
     return int((game.winner == seat).sum()), games
 
 
+def against_shipped(net: ValueNet, games: int, seed: int) -> tuple[int, int, float, float]:
+    """The network's 1-ply choice and the shipped network's, each against three heuristic
+    bots (4 players, classic, seats rotated) on the same dice: (its wins, the shipped
+    network's wins, and the 95% interval of the difference, taken game by game)."""
+    won = []
+    for player in (net, shipped_net()):
+        rng = np.random.default_rng(seed)
+        game = BatchGame(Rules.preset("classic"), 4, games)
+        seat = np.arange(games) % 4
+        while not game.over.all():
+            rolls = game.roll(rng)
+            mask = game.move_mask(rolls)
+            mine = value_actions(game, rolls, player)
+            game.step(rolls, np.where(game.turn == seat, mine, heuristic_actions(game, rolls, mask)))
+        won.append((game.winner == seat).astype(np.float64))
+    difference = won[0] - won[1]
+    half = 1.96 * float(difference.std(ddof=1)) / np.sqrt(games)
+    mean = float(difference.mean())
+    return int(won[0].sum()), int(won[1].sum()), mean - half, mean + half
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=12)
@@ -293,17 +317,26 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--start", type=Path, help="continue from these weights")
     parser.add_argument("--mix", type=float, default=0.0, help="chance that a seat is played by the heuristic bot")
+    parser.add_argument(
+        "--previews", action="store_true", help="add the roll previews to the inputs (an experiment: none ships)"
+    )
+    parser.add_argument(
+        "--final-games", type=int, default=0, help="at the end, this many games against the shipped network, paired"
+    )
     parser.add_argument("--write", action="store_true", help=f"write the weights to {WEIGHTS.name} after each round")
     parser.add_argument("--out", type=Path, default=WEIGHTS, help="where --write writes")
     args = parser.parse_args()
+    if args.previews and args.write and args.out == WEIGHTS:
+        parser.error("a network with roll previews does not ship: give --out for its weights")
     rng = np.random.default_rng(args.seed)
-    net = ValueNet.random(args.hidden, rng)
+    inputs = PREVIEW_INPUTS if args.previews else INPUTS
+    net = ValueNet.random(args.hidden, rng, inputs)
     if args.start:
         with np.load(args.start) as arrays:
             net = ValueNet(arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"])
     adam = Adam(net, args.rate)
     history: list[list[tuple[int, Samples]]] = []
-    print(f"value network: {INPUTS} inputs, {args.hidden} hidden, {SLOTS} outputs; seed {args.seed}", flush=True)
+    print(f"value network: {inputs} inputs, {args.hidden} hidden, {SLOTS} outputs; seed {args.seed}", flush=True)
     began = time.perf_counter()
     for round_ in range(args.rounds):
         started = time.perf_counter()
@@ -339,6 +372,14 @@ def main() -> None:
             np.savez(args.out, **net.arrays())
     if args.write:
         print(f"wrote {args.out}")
+    if args.final_games:
+        mine, shipped, low, high = against_shipped(net, args.final_games, args.seed + 1)
+        print(
+            f"1-ply vs 3 heuristic on the same {args.final_games:,} games: this network {mine / args.final_games:.1%}, "
+            f"the shipped one {shipped / args.final_games:.1%}; difference {(mine - shipped) / args.final_games:+.1%} "
+            f"({low:+.1%} .. {high:+.1%})",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

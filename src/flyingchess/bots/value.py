@@ -52,6 +52,12 @@ INPUTS: Final = SLOTS * SLOT_INPUTS + GLOBAL_INPUTS
 RESPONSE_INPUTS: Final = INPUTS + SLOTS
 """A best-response network's inputs: the same, and which slot is the player it plays
 for (the others play as one known bot, see `response_net`)."""
+PREVIEW_FEATURES: Final = 5
+PREVIEW_INPUTS: Final = INPUTS + 6 * PREVIEW_FEATURES
+"""An experimental network's inputs: the same, and for each face of the roll to come what
+the roller's best move would do (envs/training.py, `roll_previews`): the value's
+counterpart of the environments' move previews. Trained by `benchmarks/train_value.py
+--previews` to decide whether they help (docs/bots.md); none ships."""
 WEIGHTS_FILE: Final = "value_weights.npz"
 OFFSETS_FILE: Final = "seat_offsets.json"
 
@@ -177,10 +183,14 @@ class ValueNet:
         self.b2 = np.asarray(b2, np.float32)
         hidden = self.b1.shape[0]
         inputs = self.w1.shape[0]
-        if inputs not in (INPUTS, RESPONSE_INPUTS) or self.w1.shape[1] != hidden or self.w2.shape != (hidden, SLOTS):
+        if (
+            inputs not in (INPUTS, RESPONSE_INPUTS, PREVIEW_INPUTS)
+            or self.w1.shape[1] != hidden
+            or self.w2.shape != (hidden, SLOTS)
+        ):
             raise ValueError(
                 f"value network shapes {self.w1.shape}, {self.w2.shape}: "
-                f"expected ({INPUTS} or {RESPONSE_INPUTS}, H), (H, 4)"
+                f"expected ({INPUTS}, {RESPONSE_INPUTS} or {PREVIEW_INPUTS}, H), (H, 4)"
             )
         if self.b2.shape != (SLOTS,):
             raise ValueError(f"value network output bias {self.b2.shape}: expected ({SLOTS},)")
@@ -189,6 +199,11 @@ class ValueNet:
     def responds(self) -> bool:
         """Whether it is a best-response network (its inputs flag the learner's slot)."""
         return bool(self.w1.shape[0] == RESPONSE_INPUTS)
+
+    @property
+    def previews(self) -> bool:
+        """Whether its inputs end with the roll previews (`PREVIEW_INPUTS`)."""
+        return bool(self.w1.shape[0] == PREVIEW_INPUTS)
 
     @classmethod
     def random(cls, hidden: int, rng: np.random.Generator, inputs: int = INPUTS) -> ValueNet:
@@ -317,6 +332,8 @@ def win_chances(
     net = net or shipped_net()
     if net.responds != (learner is not None):
         raise ValueError("a best-response network values positions for a learner, and only it does")
+    if net.previews:
+        raise ValueError("a network with roll previews is an experiment of the batch simulator (envs/training.py)")
     first = states[0]
     count = len(first.players)
     tables = value_tables(first.rules, first.players)

@@ -14,9 +14,11 @@ import copy
 import numpy as np
 import numpy.typing as npt
 
-from ..board import PLANES_PER_COLOUR
+from ..board import CENTRE, PLANES_PER_COLOUR
 from ..bots.learned import FEATURES, Floats, feature_tables, features, scores
-from ..bots.value import ValueNet, encode, value_tables
+from ..bots.value import PREVIEW_FEATURES, ValueNet, encode, value_tables
+from ..bots.value import Floats as Inputs
+from ..rules import Rules
 from .batch import PASS_ACTION, BatchGame
 
 
@@ -63,11 +65,65 @@ def batch_actions(game: BatchGame, rolls: npt.ArrayLike, weights: Floats) -> npt
     return actions
 
 
+def roll_previews(game: BatchGame) -> Inputs:
+    """float32 [B, 6 * PREVIEW_FEATURES]: for each face of the roll to come, what the
+    player to roll could do with it (its legal moves as the compiled tables play them: the
+    environments' move previews, summed up over the planes so that no plane's number
+    matters): whether it may move at all, the most progress one move gains (/56), and
+    whether some move captures, jumps or flies, and reaches the centre. The inputs a
+    network with previews adds (bots/value.py, PREVIEW_INPUTS)."""
+    out = np.zeros((game.batch, 6, PREVIEW_FEATURES), np.float32)
+    for face in range(1, 7):
+        rolls = np.full(game.batch, face, np.intp)
+        legal = game.move_mask(rolls)
+        start, captures, special = game.move_facts(rolls)
+        paths = start.view(np.uint8).astype(np.intp) * 7 + face
+        lands = (game.arrays.end_words[paths] & np.uint32(0xFF)).astype(np.uint8).view(np.int8)
+        gain = (np.maximum(lands, 0).astype(np.float32) - np.maximum(start, 0)) / CENTRE
+        row = out[:, face - 1]
+        row[:, 0] = legal.any(axis=1)
+        row[:, 1] = np.where(legal.any(axis=1), np.where(legal, gain, -np.inf).max(axis=1), 0)  # < 0: a bounce
+        row[:, 2] = (captures & legal).any(axis=1)
+        row[:, 3] = (special & legal).any(axis=1)
+        row[:, 4] = ((lands == CENTRE) & legal).any(axis=1)
+    previews: Inputs = out.reshape(game.batch, -1)
+    return previews
+
+
+def game_inputs(net: ValueNet, game: BatchGame, learner: npt.ArrayLike | None = None) -> Inputs:
+    """`encode`'s inputs for `net` of every game as it stands, with the roll previews
+    appended for a network that takes them."""
+    inputs = encode(value_tables(game.rules, game.players), game.positions, game.turn, game.sixes, learner)
+    if not net.previews:
+        return inputs
+    with_previews: Inputs = np.concatenate([inputs, roll_previews(game)], axis=1)
+    return with_previews
+
+
+def network_inputs(
+    net: ValueNet,
+    rules: Rules,
+    players: tuple[str, ...],
+    positions: npt.NDArray[np.int8],
+    turn: npt.ArrayLike,
+    sixes: npt.ArrayLike,
+    learner: npt.ArrayLike | None = None,
+) -> Inputs:
+    """`game_inputs` for positions kept apart from their games (the trainer's samples)."""
+    if not net.previews:
+        return encode(value_tables(rules, players), positions, turn, sixes, learner)
+    game = BatchGame(rules, players, len(positions))
+    game.positions[:] = positions
+    game.turn[:] = np.asarray(turn).reshape(-1)
+    game.sixes[:] = np.asarray(sixes).reshape(-1)
+    return game_inputs(net, game, learner)
+
+
 def mover_chances(game: BatchGame, me: npt.ArrayLike, net: ValueNet) -> Floats:
     """[B]: the value network's chance that player `me` [B] finishes first in each game
     as it stands (1 or 0 once someone has)."""
     count = len(game.players)
-    inputs = encode(value_tables(game.rules, game.players), game.positions, game.turn, game.sixes)
+    inputs = game_inputs(net, game)
     offsets = net.position_offsets(game.rules, game.players, game.positions, game.turn)
     chances = net.chances(inputs, count, offsets)
     me = np.asarray(me, np.intp)
