@@ -129,6 +129,19 @@ def test_ace_responds_only_to_a_table_of_one_modelled_bot(table: dict[str, str |
     assert never.opponent is None
 
 
+def test_a_table_of_one_bot_ace_cannot_model_gets_its_response_network_at_the_leaves() -> None:
+    trained = shipped_net().responding()
+    ace = AceBot(responses=lambda opponent: trained if opponent == "greedy" else None)
+    ace.meet("red", {"red": "ace", "yellow": "greedy", "blue": "greedy", "green": "greedy"})
+    assert ace.net is trained and ace.opponent is None  # valued as against greedy, replies not asked
+    state = played_states(4, "classic", seed=3, count=30)[-1]
+    rolled = state._replace(roll=6)
+    moves = legal_moves(rolled)
+    assert len(ace.move_values(rolled, moves)) == len(moves)
+    ace.meet("red", {"red": "ace", "yellow": "greedy", "blue": None, "green": "greedy"})
+    assert ace.net is ace.self_play
+
+
 def test_when_responding_ace_expects_the_opponent_to_play_as_it_does() -> None:
     ace = AceBot()
     ace.meet("red", {"red": "ace", "yellow": "heuristic", "blue": "heuristic", "green": "heuristic"})

@@ -16,9 +16,10 @@ whose evaluation values places.
 
 Told who sits at the table (`meet`), the bot plays a best response where it can: when
 every other seat is one bot it can model (`MODELLED`), the opponents' replies in the
-search are that bot's own choices, and the leaves are valued by a network trained
-against it where one ships (bots/value.py, `response_net`), else by the self-play
-network. Otherwise (humans, unknown clients, mixed tables) it searches as above.
+search are that bot's own choices; with one bot of any kind in every other seat, the
+leaves are valued by a network trained against it where one ships (bots/value.py,
+`response_net`), else by the self-play network. Otherwise (humans, unknown clients,
+mixed tables) it searches as above.
 Against a modelled table, a close call (moves within `CLOSE_CALL` of the best) is
 searched a roll deeper: where the choice matters least the depth-3 values are noisiest,
 and the modelled replies make a fourth roll cheap enough for those moves alone.
@@ -86,17 +87,20 @@ class AceBot:
 
     def meet(self, colour: str, table: Mapping[str, str | None]) -> None:
         """Be told the table: each seat's bot by registry or level name, None for a player
-        the bot cannot know (a person, a client). With one modelled bot in every other
-        seat, search as its best response: its replies as it plays them, the leaves valued
-        by the network trained against it where one ships (else the self-play network)."""
+        the bot cannot know (a person, a client). With one bot in every other seat, value
+        the leaves by the network trained against it where one ships (else the self-play
+        network); when that bot is modelled, search as its best response too: its replies
+        as it plays them."""
         others = {resolve(name) if name else None for seat, name in table.items() if seat != colour}
         self.net, self.opponent = self.self_play, None
         if not self.respond or len(others) != 1:
             return
         name = others.pop()
+        if name is None:
+            return
+        self.net = self.responses(name) or self.self_play
         if name in MODELLED:
             self.opponent = make_bot(name)
-            self.net = self.responses(name) or self.self_play
 
     def choose(self, state: State) -> int | None:
         moves = legal_moves(state)
