@@ -31,8 +31,21 @@ heuristic bots, paired with the shipped network's on the same 2,000 games each r
     round  8: response 42.2%, shipped network 44.0%
 
 No better than the self-play network (+0.05 points on average over the eight rounds),
-so no response network ships (docs/bots.md, "How close to perfect play"); with `--lam 1`
-(Monte-Carlo targets) it fell to 29-39%.
+so no response network ships against `heuristic` (docs/bots.md, "How close to perfect
+play"); with `--lam 1` (Monte-Carlo targets) it fell to 29-39%.
+
+Against `greedy` (its batched twin, envs/evaluation.py), 2026-12-04, 12.5 minutes beside
+another run; this is the shipped bots/response_greedy.npz:
+
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/train_response.py --opponent greedy --rounds 8 --write
+    round  1: response 27.1%, shipped network 28.0%
+    round  4: response 27.4%, shipped network 25.9%
+    round  8: response 27.5%, shipped network 26.2%
+
+and paired on 8,000 games of dice of their own (`--rounds 0 --start
+src/flyingchess/bots/response_greedy.npz --final-games 8000 --seed 3000`): one move
+ahead, 27.9% against 27.1% with 4 players (+0.8%, -0.5 .. +2.0) and 51.9% against 51.1%
+with 2 (+0.8%, -0.4 .. +2.0). In `ace`'s search, see docs/bots.md.
 """
 
 from __future__ import annotations
@@ -127,9 +140,10 @@ def respond(
 
 def paired_check(
     net: ValueNet, opponent: Policy, games: int, seed: int, players: int = 4, preset: str = "classic"
-) -> tuple[int, int, int]:
-    """(response wins, shipped-network wins, games): each 1-ply against `players - 1`
-    opponents, seats rotated, on the same dice."""
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Per game, 1 or 0: whether the response network's 1-ply choice won, and whether the
+    shipped network's did, each against `players - 1` opponents, seats rotated, on the
+    same dice."""
     results = []
     for use_response in (True, False):
         rng = np.random.default_rng(seed)
@@ -146,8 +160,19 @@ def paired_check(
             else:
                 mine = value_actions(game, rolls, shipped_net())
             game.step(rolls, np.where(game.turn == seat, mine, theirs))
-        results.append(int((game.winner == seat).sum()))
-    return results[0], results[1], games
+        results.append((game.winner == seat).astype(np.float64))
+    return results[0], results[1]
+
+
+def paired_line(mine: npt.NDArray[np.float64], shipped: npt.NDArray[np.float64]) -> str:
+    """Both rates and their difference, taken game by game, with its 95% interval."""
+    difference = mine - shipped
+    half = 1.96 * float(difference.std(ddof=1)) / np.sqrt(len(difference))
+    mean = float(difference.mean())
+    return (
+        f"response {mine.mean():.1%}, shipped network {shipped.mean():.1%} on the same {len(mine):,} games: "
+        f"{mean:+.1%} ({mean - half:+.1%} .. {mean + half:+.1%})"
+    )
 
 
 def main() -> None:
@@ -165,6 +190,9 @@ def main() -> None:
     parser.add_argument("--check-games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=2027)
     parser.add_argument("--start", type=Path, help="continue from these weights (else the shipped network)")
+    parser.add_argument(
+        "--final-games", type=int, default=0, help="at the end, this many games against the shipped network, paired"
+    )
     parser.add_argument("--write", action="store_true", help="write the weights after each round")
     parser.add_argument("--out", type=Path, help="where --write writes (default bots/response_OPPONENT.npz)")
     args = parser.parse_args()
@@ -212,18 +240,21 @@ def main() -> None:
             rng,
             learners=[learners for _, _, learners in data],
         )
-        mine, shipped, games = paired_check(net, opponent, args.check_games, args.seed + 1000 + round_)
-        low, high = wilson_interval(mine, games)
+        mine, shipped = paired_check(net, opponent, args.check_games, args.seed + 1000 + round_)
+        low, high = wilson_interval(int(mine.sum()), len(mine))
         print(
             f"round {round_ + 1:2}: played {played:4.0f} s, {positions:,} positions, loss {loss:.4f}; "
-            f"1-ply vs 3 {args.opponent}: response {mine / games:.1%} [{low:.1%}, {high:.1%}], "
-            f"shipped network {shipped / games:.1%} on the same dice  ({time.perf_counter() - began:.0f} s)",
+            f"1-ply vs 3 {args.opponent}: response {mine.mean():.1%} [{low:.1%}, {high:.1%}], "
+            f"shipped network {shipped.mean():.1%} on the same dice  ({time.perf_counter() - began:.0f} s)",
             flush=True,
         )
         if args.write:
             np.savez(out, **net.arrays())
     if args.write:
         print(f"wrote {out}")
+    for players in (4, 2) if args.final_games else ():
+        mine, shipped = paired_check(net, opponent, args.final_games, args.seed + 1, players=players)
+        print(f"1-ply, {players} players against {args.opponent}: {paired_line(mine, shipped)}", flush=True)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,25 @@ ply, 2,000 games a round):
 
 Ten more rounds from those weights (`--start`) and a run with half the seats played by
 the heuristic bot (`--mix 0.5`) gave no better network on common dice (41.9% against
-41.8% over 4,000 games): docs/bots.md says what was tried.
+41.8% over 4,000 games): docs/bots.md says what was tried. The recorded run, made again
+on 2026-12-04 (`--out /tmp/baseline.npz --final-games 4000`, 15 minutes beside another
+run), wrote the shipped weights byte for byte; paired with the shipped network (which
+adds the seat calibration) on 4,000 games: 43.2% against 43.1%.
+
+Whether the move previews help (issue 28; `--previews`: the inputs end with what the
+roller's moves would do for each face, envs/training.py `roll_previews`), the same run
+with them, 2026-12-04 (29 minutes: each position costs more to encode):
+
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/train_value.py --previews --write --out /tmp/previews.npz --final-games 4000
+    round  6: check 36.3%      (without previews: 38.9%)
+    round 12: check 40.6%      (without previews: 43.6%)
+    1-ply vs 3 heuristic on the same 4,000 games: this network 40.6%, the shipped one 43.1%; difference -2.5% (-4.3% .. -0.6%)
+
+and eight rounds more from there (`--start /tmp/previews.npz --rounds 8 --seed 2027`,
+20 minutes): 42.8% against the shipped network's 42.9% on 4,000 games (-0.1%, -1.9 ..
++1.7). With the same training the previews learn slower, and with two thirds more they
+only catch up: the value's inputs already hold what they say (the captures every face
+makes, and the progress in expected rolls that prices jumps and flights). None ships.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The best response: the ace bot told who sits at the table and searching with the
-opponent's own replies, best-response networks (trained against one known bot: none
-ships yet, so the tests use one warm-started from the shipped network), and the batch
+opponent's own replies, best-response networks (trained against one known bot: one
+ships, against greedy; most tests use one warm-started from the shipped network), and the batch
 simulator's twin of the choice (docs/bots.md)."""
 
 from __future__ import annotations
@@ -121,9 +121,10 @@ def test_ace_responds_only_to_a_table_of_one_modelled_bot(table: dict[str, str |
     assert (ace.net is trained) is modelled and (ace.net is ace.self_play) is not modelled
     ace.meet("red", {"red": "ace", "yellow": None})  # told again: the new table counts
     assert ace.net is ace.self_play and ace.opponent is None
-    plain = AceBot()  # no response network: the opponent modelled, the self-play network's values
+    plain = AceBot()  # the shipped networks: none against heuristic (modelled, self-play values), one against greedy
     plain.meet("red", {"red": "ace", **table})
-    assert plain.net is plain.self_play and isinstance(plain.opponent, HeuristicBot) is modelled
+    shipped = response_net("greedy") if set(table.values()) == {"greedy"} else plain.self_play
+    assert plain.net is shipped and isinstance(plain.opponent, HeuristicBot) is modelled
     never = AceBot(respond=False)
     never.meet("red", {"red": "ace", **table})
     assert never.opponent is None

@@ -43,6 +43,7 @@ LEFT_OUT: Final = (
     "web/",  # the page: next to the archive, not in it
     "envs/",  # Gymnasium and PettingZoo
     "bots/value_weights.npz",  # NumPy's: the browser has no NumPy
+    "bots/response_greedy.npz",
     "server/cluster/",  # Redis
     "server/launch/",  # child processes: throwaway PostgreSQL, Redis and nginx
     "server/storage/store_postgres.py",  # PostgreSQL
