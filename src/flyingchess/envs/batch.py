@@ -26,7 +26,7 @@ on small tables indexed by a plane's progress byte (the hangar, -1, is byte 255)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final, NamedTuple
@@ -674,6 +674,35 @@ def heuristic_actions(game: BatchGame, rolls: npt.ArrayLike, mask: Bools | None 
     category = np.select([captures, special, start == HANGAR], [3, 2, 1], 0)
     keys = np.where(legal, category * 64 + start.astype(np.int16) + 1, -1)
     actions: Indices = np.where(keys.max(axis=1) >= 0, np.argmax(keys, axis=1), PASS_ACTION)
+    return actions
+
+
+def best_afterstates(
+    game: BatchGame,
+    rolls: npt.ArrayLike,
+    legal: Bools,
+    value: Callable[[BatchGame, Indices], npt.NDArray[np.float64]],
+) -> Indices:
+    """A 1-ply choice in every game: the legal move (`legal`, [B, 4]) whose resulting
+    position `value(after, movers)` rates best for the mover, ties to the lowest plane;
+    PASS_ACTION where nothing is legal. Only games with two or more legal moves are
+    looked into, each move made on fresh copies of them (`game` is untouched)."""
+    rolls = np.asarray(rolls, np.intp)
+    actions: Indices = np.where(legal.any(axis=1), np.argmax(legal, axis=1), PASS_ACTION)
+    choose = np.flatnonzero(legal.sum(axis=1) >= 2)
+    if not len(choose):
+        return actions
+    sub = game.take(choose)
+    movers = sub.turn.astype(np.intp)
+    found = np.full((len(choose), PLANES_PER_COLOUR), -np.inf)
+    for plane in range(PLANES_PER_COLOUR):
+        movable = legal[choose, plane]
+        if not movable.any():
+            continue
+        after = sub.take(np.arange(len(choose)))
+        after.step_unchecked(rolls[choose], np.where(movable, plane, PASS_ACTION))
+        found[:, plane] = np.where(movable, value(after, movers), -np.inf)
+    actions[choose] = np.argmax(found, axis=1)
     return actions
 
 

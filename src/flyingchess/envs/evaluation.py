@@ -12,15 +12,13 @@ two equal on random games of every preset).
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 import numpy.typing as npt
 
 from ..board import CENTRE, LANE_LAST, PLANES_PER_COLOUR
 from ..bots.evaluation import PLACE_STEP, WIN, Evaluator, default_evaluator
 from ..bots.learned import feature_tables
-from .batch import PASS_ACTION, BatchGame, Bools, Indices
+from .batch import PASS_ACTION, BatchGame, Bools, Indices, best_afterstates
 
 Floats = npt.NDArray[np.float64]
 
@@ -124,23 +122,6 @@ def greedy_actions(
     resulting position the evaluation values best for the mover, ties to the lowest
     plane; PASS_ACTION where nothing is legal. `mask` ([B, 4] or [B, 5]) defaults to
     `game.move_mask(rolls)`."""
-    evaluator = evaluator or default_evaluator()
-    rolls = np.asarray(rolls, np.intp)
+    chosen = evaluator or default_evaluator()
     legal = game.move_mask(rolls) if mask is None else mask[:, :PLANES_PER_COLOUR]
-    actions: Indices = np.where(legal.any(axis=1), np.argmax(legal, axis=1), PASS_ACTION)
-    choose = np.flatnonzero(legal.sum(axis=1) >= 2)
-    if not len(choose):
-        return actions
-    sub = game.take(choose)
-    me = sub.turn.astype(np.intp)
-    found = np.full((len(choose), PLANES_PER_COLOUR), -np.inf)
-    for plane in range(PLANES_PER_COLOUR):
-        movable = legal[choose, plane]
-        if not movable.any():
-            continue
-        after = copy.copy(sub)
-        after.keep(np.arange(len(choose)))  # fresh arrays: `sub` is untouched
-        after.step_unchecked(rolls[choose], np.where(movable, plane, PASS_ACTION))
-        found[:, plane] = np.where(movable, values(after, me, evaluator), -np.inf)
-    actions[choose] = np.argmax(found, axis=1)
-    return actions
+    return best_afterstates(game, rolls, legal, lambda after, movers: values(after, movers, chosen))

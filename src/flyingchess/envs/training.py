@@ -19,7 +19,7 @@ from ..bots.learned import FEATURES, Floats, feature_tables, features, scores
 from ..bots.value import PREVIEW_FEATURES, ValueNet, encode, value_tables
 from ..bots.value import Floats as Inputs
 from ..rules import Rules
-from .batch import PASS_ACTION, BatchGame
+from .batch import PASS_ACTION, BatchGame, best_afterstates
 
 
 def batch_features(game: BatchGame, me: npt.ArrayLike) -> Floats:
@@ -137,28 +137,8 @@ def mover_chances(game: BatchGame, me: npt.ArrayLike, net: ValueNet) -> Floats:
 def value_actions(game: BatchGame, rolls: npt.ArrayLike, net: ValueNet) -> npt.NDArray[np.intp]:
     """The value network's 1-ply choice in every game: the legal move after which the
     mover's chance to finish first is highest (ties to the lowest plane; PASS_ACTION where
-    nothing is legal). Only games with two or more legal moves are looked into."""
-    rolls = np.asarray(rolls)
-    mask = game.move_mask(rolls)
-    actions: npt.NDArray[np.intp] = np.where(mask.any(axis=1), np.argmax(mask, axis=1), PASS_ACTION)
-    choose = np.flatnonzero(mask.sum(axis=1) >= 2)
-    if not len(choose):
-        return actions
-    sub = copy.copy(game)
-    sub.keep(choose)
-    me = sub.turn.copy()
-    everything = np.arange(len(choose))
-    values = np.full((len(choose), PLANES_PER_COLOUR), -np.inf)
-    for plane in range(PLANES_PER_COLOUR):
-        legal = mask[choose, plane]
-        if not legal.any():
-            continue
-        after = copy.copy(sub)
-        after.keep(everything)  # fresh arrays: `sub` is untouched
-        after.step_unchecked(rolls[choose], np.where(legal, plane, PASS_ACTION))
-        values[:, plane] = np.where(legal, mover_chances(after, me, net), -np.inf)
-    actions[choose] = np.argmax(values, axis=1)
-    return actions
+    nothing is legal)."""
+    return best_afterstates(game, rolls, game.move_mask(rolls), lambda after, movers: mover_chances(after, movers, net))
 
 
 def learner_chances(game: BatchGame, learner: npt.NDArray[np.intp], net: ValueNet) -> Floats:
