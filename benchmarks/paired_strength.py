@@ -5,7 +5,9 @@ difference, with 95% intervals.
 
 Game i seats the bot at i % players against `players - 1` copies of the opponent, with
 dice seed `seed + i // players` (benchmarks/bot_strength.py's games); the baseline plays
-the very same games. The difference is taken game by game (won by one, by the other, or
+the very same games. `--opponent a,b,c` seats a mixed table: each other seat of game i one of them, drawn for
+that game (the same for every bot measured), never all the same one. The difference is
+taken game by game (won by one, by the other, or
 by both or neither), so its interval is much narrower than the two rates' own.
 `ace:self-play` is the ace bot that never plays a best response (its search and
 network as before the response networks); see `build` for the other variants.
@@ -34,7 +36,8 @@ from flyingchess.sim import play_bots, wilson_interval
 def build(name: str, seed: int) -> Bot:
     """A registered bot or level, or a variant of ace: `ace:self-play` (never a best
     response), `ace:model` (the opponent's replies modelled, the self-play network's
-    values), `ace:net=FILE` (modelled, the response network in FILE); each may end in
+    values), `ace:net=FILE` (modelled, the response network in FILE), `ace:mixed=FILE`
+    (ace as it ships, with the network in FILE for mixed tables); each may end in
     `@DEPTH` (bots/ace.py's DEPTHS), and `ace:model` in `~MARGIN` too: close calls
     within MARGIN searched a roll deeper (without it, none: `ace` itself has CLOSE_CALL)."""
     if not name.startswith("ace:"):
@@ -54,18 +57,39 @@ def build(name: str, seed: int) -> Bot:
         with np.load(variant.removeprefix("net=")) as arrays:
             net = ValueNet(arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"])
         return AceBot(seed, depth, responses=lambda opponent: net)
-    raise SystemExit(f"unknown variant {name!r}: ace:self-play, ace:model or ace:net=FILE (each maybe @DEPTH)")
+    if variant.startswith("mixed="):
+        from flyingchess.bots.value import MIXED, response_net
+
+        with np.load(variant.removeprefix("mixed=")) as arrays:
+            mixed = ValueNet(arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"])
+        return AceBot(seed, depth, responses=lambda table: mixed if table == MIXED else response_net(table))
+    raise SystemExit(
+        f"unknown variant {name!r}: ace:self-play, ace:model, ace:net=FILE or ace:mixed=FILE (each maybe @DEPTH)"
+    )
+
+
+def seated(opponents: list[str], players: int, index: int, seed: int) -> list[str]:
+    """The opponents of game `index`, one a seat: the one bot, or a mix of several drawn
+    for that game (never all the same)."""
+    if len(opponents) == 1:
+        return opponents * (players - 1)
+    draw = random.Random(seed * 1_000_003 + index)
+    while True:
+        table = [draw.choice(opponents) for _ in range(players - 1)]
+        if len(set(table)) > 1:
+            return table
 
 
 def outcomes(
-    name: str, opponent: str, rules: Rules, players: int, games: int, seed: int, progress: Progress
+    name: str, opponents: list[str], rules: Rules, players: int, games: int, seed: int, progress: Progress
 ) -> list[int]:
     """1 or 0 per game: whether `name` finished first."""
     task = progress.add_task(name, total=games)
     won = []
     for index in range(games):
         seat = index % players
-        bots = [build(name, index) if s == seat else make_bot(opponent, index * 4 + s) for s in range(players)]
+        others = iter(seated(opponents, players, index, seed))
+        bots = [build(name, index) if s == seat else make_bot(next(others), index * 4 + s) for s in range(players)]
         final, _ = play_bots(rules, bots, random.Random(seed + index // players))
         won.append(int(final.winner == final.players[seat]))
         progress.advance(task)
@@ -78,7 +102,7 @@ def main() -> None:
         "--bot", default="ace", help="the bot, or several separated by commas (each against the baseline)"
     )
     parser.add_argument("--baseline", default="ace:self-play")
-    parser.add_argument("--opponent", default="heuristic")
+    parser.add_argument("--opponent", default="heuristic", help="a bot, or several for a mixed table (a,b,c)")
     parser.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
     parser.add_argument("--preset", default="classic", choices=list(PRESETS))
     parser.add_argument("--games", type=int, default=4000)
@@ -88,16 +112,20 @@ def main() -> None:
         raise SystemExit("--games: at least 2")
     rules = Rules.preset(args.preset)
     bots = args.bot.split(",")
+    opponents = args.opponent.split(",")
+    if len(opponents) > 1 and args.players < 3:
+        raise SystemExit("--opponent: a mixed table needs at least 3 players")
     console = Console()
     console.print(
-        f"{', '.join(bots)} and {args.baseline}, each against {args.players - 1} x {args.opponent}, {args.preset}, "
+        f"{', '.join(bots)} and {args.baseline}, each against "
+        f"{f'a mix of {args.opponent}' if len(opponents) > 1 else f'{args.players - 1} x {args.opponent}'}, {args.preset}, "
         f"{args.games} games on the same dice, seats rotated, seed {args.seed} (parity {1 / args.players:.1%})"
     )
     started = time.perf_counter()
     with Progress(console=console, transient=True) as progress:
-        theirs = outcomes(args.baseline, args.opponent, rules, args.players, args.games, args.seed, progress)
+        theirs = outcomes(args.baseline, opponents, rules, args.players, args.games, args.seed, progress)
         results = {
-            name: outcomes(name, args.opponent, rules, args.players, args.games, args.seed, progress) for name in bots
+            name: outcomes(name, opponents, rules, args.players, args.games, args.seed, progress) for name in bots
         }
     if sum(theirs) + sum(sum(won) for won in results.values()) == 0:
         raise SystemExit("no game was won by any of the bots: nothing was measured")

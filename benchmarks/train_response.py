@@ -62,16 +62,52 @@ import numpy.typing as npt
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from flyingchess import Rules
-from flyingchess.bots.value import RESPONSE_INPUTS, ValueNet, shipped_net
+from flyingchess.bots.learned_weights import LEARNED_WEIGHTS
+from flyingchess.bots.value import MIXED_TABLE, RESPONSE_INPUTS, ValueNet, shipped_net
 from flyingchess.envs.batch import BatchGame, heuristic_actions, random_actions
 from flyingchess.envs.evaluation import greedy_actions
-from flyingchess.envs.training import response_actions, value_actions
+from flyingchess.envs.training import batch_actions, response_actions, value_actions
 from flyingchess.sim import wilson_interval
 from train_value import CONFIGS, Adam, Samples, lambda_returns, predictions, train
 
 Policy = Callable[[BatchGame, npt.NDArray[np.int8], npt.NDArray[np.bool_]], npt.NDArray[np.intp]]
-OPPONENTS: dict[str, Policy] = {"heuristic": heuristic_actions, "greedy": greedy_actions}
-"""The opponents a response can be trained against: each a batched twin of a bot."""
+
+
+def learned_actions(game: BatchGame, rolls: npt.NDArray[np.int8], mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.intp]:
+    """The learned bot's choices (its batched twin with the shipped weights)."""
+    del mask  # batch_actions builds its own
+    return batch_actions(game, rolls, np.array(LEARNED_WEIGHTS, np.float64))
+
+
+TWINS: dict[str, Policy] = {"heuristic": heuristic_actions, "greedy": greedy_actions, "learned": learned_actions}
+"""Each bot with a batched twin, by its registry name."""
+TABLES: dict[str, tuple[str, ...]] = {"heuristic": ("heuristic",), "greedy": ("greedy",), "mixed": MIXED_TABLE}
+"""The tables a response can be trained against: every other seat of a game is one of
+the table's bots, drawn for that seat and game (`mixed`: any mix of them, one kind at
+every seat included)."""
+
+
+class Seating:
+    """Which of a table's bots sits at each seat of each game (drawn once, uniformly);
+    `actions` asks every bot seated at a roll of the batch for its choices."""
+
+    def __init__(self, table: tuple[str, ...], games: int, players: int, rng: np.random.Generator) -> None:
+        self.bots = [TWINS[name] for name in table]
+        self.seated = rng.integers(0, len(table), (games, players)) if len(table) > 1 else None
+
+    def actions(
+        self, game: BatchGame, rolls: npt.NDArray[np.int8], mask: npt.NDArray[np.bool_], ids: npt.NDArray[np.intp]
+    ) -> npt.NDArray[np.intp]:
+        """The choice of the bot at the roller's seat in every game (`ids`: each slot's game)."""
+        if self.seated is None:
+            return self.bots[0](game, rolls, mask)
+        kind = self.seated[np.maximum(ids, 0), game.turn]
+        actions = np.zeros(game.batch, np.intp)
+        for k, bot in enumerate(self.bots):
+            if (kind == k).any():
+                actions = np.where(kind == k, bot(game, rolls, mask), actions)
+        return actions
+
 
 WEIGHTS_DIR = Path(__file__).resolve().parents[1] / "src/flyingchess/bots"
 
@@ -81,7 +117,7 @@ def respond(
     players: tuple[str, ...],
     games: int,
     net: ValueNet,
-    opponent: Policy,
+    table: tuple[str, ...],
     explore: float,
     keep: float,
     lam: float,
@@ -96,6 +132,7 @@ def respond(
     positions, turns, sixes, owners, learners = [], [], [], [], []
     winners = np.full(games, -1, np.int8)
     learner_of = rng.integers(0, count, games)
+    seating = Seating(table, games, count, rng)
     started = game.batch
     game_of = np.arange(game.batch)
     while True:
@@ -109,7 +146,7 @@ def respond(
         learners.append(learner_of[game_of[live]])
         rolls = game.roll(rng)
         mask = game.move_mask(rolls)
-        actions = opponent(game, rolls, mask)
+        actions = seating.actions(game, rolls, mask, game_of)
         mine = np.flatnonzero((game_of >= 0) & (game.turn == learner_of[np.maximum(game_of, 0)]))
         if len(mine):
             chosen = response_actions(game, rolls, mask, net, mine)
@@ -139,20 +176,22 @@ def respond(
 
 
 def paired_check(
-    net: ValueNet, opponent: Policy, games: int, seed: int, players: int = 4, preset: str = "classic"
+    net: ValueNet, table: tuple[str, ...], games: int, seed: int, players: int = 4, preset: str = "classic"
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Per game, 1 or 0: whether the response network's 1-ply choice won, and whether the
-    shipped network's did, each against `players - 1` opponents, seats rotated, on the
-    same dice."""
+    shipped network's did, each against `players - 1` of the table's bots, seats rotated,
+    on the same dice and the same seating."""
     results = []
+    ids = np.arange(games)
     for use_response in (True, False):
         rng = np.random.default_rng(seed)
+        seating = Seating(table, games, players, rng)
         game = BatchGame(Rules.preset(preset), players, games)
         seat = np.arange(games) % players
         while not game.over.all():
             rolls = game.roll(rng)
             mask = game.move_mask(rolls)
-            theirs = opponent(game, rolls, mask)
+            theirs = seating.actions(game, rolls, mask, ids)
             if use_response:
                 rows = np.flatnonzero(game.turn == seat)
                 mine = theirs.copy()
@@ -177,7 +216,7 @@ def paired_line(mine: npt.NDArray[np.float64], shipped: npt.NDArray[np.float64])
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--opponent", default="heuristic", choices=sorted(OPPONENTS))
+    parser.add_argument("--opponent", default="heuristic", choices=sorted(TABLES), help="the table to answer")
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--games", type=int, default=1000, help="games per configuration share and round")
     parser.add_argument("--keep", type=int, default=4, help="rounds of positions to learn from")
@@ -197,7 +236,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="where --write writes (default bots/response_OPPONENT.npz)")
     args = parser.parse_args()
     out = args.out or WEIGHTS_DIR / f"response_{args.opponent}.npz"
-    opponent = OPPONENTS[args.opponent]
+    table = TABLES[args.opponent]
     rng = np.random.default_rng(args.seed)
     if args.start:
         with np.load(args.start) as arrays:
@@ -220,7 +259,7 @@ def main() -> None:
                 players,
                 args.games * share,
                 net,
-                opponent,
+                table,
                 args.explore,
                 args.sample,
                 args.lam,
@@ -240,7 +279,7 @@ def main() -> None:
             rng,
             learners=[learners for _, _, learners in data],
         )
-        mine, shipped = paired_check(net, opponent, args.check_games, args.seed + 1000 + round_)
+        mine, shipped = paired_check(net, table, args.check_games, args.seed + 1000 + round_)
         low, high = wilson_interval(int(mine.sum()), len(mine))
         print(
             f"round {round_ + 1:2}: played {played:4.0f} s, {positions:,} positions, loss {loss:.4f}; "
@@ -253,7 +292,7 @@ def main() -> None:
     if args.write:
         print(f"wrote {out}")
     for players in (4, 2) if args.final_games else ():
-        mine, shipped = paired_check(net, opponent, args.final_games, args.seed + 1, players=players)
+        mine, shipped = paired_check(net, table, args.final_games, args.seed + 1, players=players)
         print(f"1-ply, {players} players against {args.opponent}: {paired_line(mine, shipped)}", flush=True)
 
 

@@ -18,6 +18,7 @@ from flyingchess.bots import HeuristicBot, introduce, make_bot
 from flyingchess.bots.ace import AceBot
 from flyingchess.bots.value import (
     INPUTS,
+    MIXED,
     RESPONSE_INPUTS,
     RESPONSES,
     SLOTS,
@@ -141,6 +142,29 @@ def test_a_table_of_one_bot_ace_cannot_model_gets_its_response_network_at_the_le
     assert len(ace.move_values(rolled, moves)) == len(moves)
     ace.meet("red", {"red": "ace", "yellow": "greedy", "blue": None, "green": "greedy"})
     assert ace.net is ace.self_play
+
+
+@pytest.mark.parametrize(
+    ("table", "mixed"),
+    [
+        ({"yellow": "heuristic", "blue": "greedy", "green": "heuristic"}, True),
+        ({"yellow": "casual", "blue": "greedy", "green": "learned"}, True),  # a level name is its bot
+        ({"yellow": "greedy", "blue": "learned"}, True),
+        ({"yellow": "greedy", "blue": "expectimax", "green": "heuristic"}, False),  # not trained against it
+        ({"yellow": "greedy", "blue": None, "green": "heuristic"}, False),  # a person at the table
+        ({"yellow": "greedy", "blue": "greedy", "green": "greedy"}, False),  # one bot: its own network
+    ],
+)
+def test_a_mix_of_the_bots_the_mixed_network_was_trained_against_gets_it(
+    table: dict[str, str | None], mixed: bool
+) -> None:
+    trained = shipped_net().responding()
+    ace = AceBot(responses=lambda opponent: trained if opponent == MIXED else None)
+    ace.meet("red", {"red": "ace", **table})
+    assert (ace.net is trained) is mixed and ace.opponent is None
+    never = AceBot(respond=False, responses=lambda opponent: trained)
+    never.meet("red", {"red": "ace", **table})
+    assert never.net is never.self_play
 
 
 def test_when_responding_ace_expects_the_opponent_to_play_as_it_does() -> None:

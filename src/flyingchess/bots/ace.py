@@ -18,8 +18,9 @@ Told who sits at the table (`meet`), the bot plays a best response where it can:
 every other seat is one bot it can model (`MODELLED`), the opponents' replies in the
 search are that bot's own choices; with one bot of any kind in every other seat, the
 leaves are valued by a network trained against it where one ships (bots/value.py,
-`response_net`), else by the self-play network. Otherwise (humans, unknown clients,
-mixed tables) it searches as above.
+`response_net`), else by the self-play network; a mix of the bots one network was
+trained against together (value.MIXED_TABLE) gets that network. Otherwise (humans,
+unknown clients, other mixes) it searches as above.
 Against a modelled table, a close call (moves within `CLOSE_CALL` of the best) is
 searched a roll deeper: where the choice matters least the depth-3 values are noisiest,
 and the modelled replies make a fourth roll cheap enough for those moves alone.
@@ -35,7 +36,7 @@ from ..game import State, apply_unchecked, legal_moves, moves_unchecked, play_un
 from .base import Bot, make_bot
 from .greedy import GreedyBot
 from .levels import resolve
-from .value import ValueNet, response_net, shipped_net, win_chances
+from .value import MIXED, MIXED_TABLE, ValueNet, response_net, shipped_net, win_chances
 
 MODELLED: Final = frozenset({"heuristic"})
 """The bots whose replies the search plays out as they play them when every other seat is
@@ -90,14 +91,18 @@ class AceBot:
         the bot cannot know (a person, a client). With one bot in every other seat, value
         the leaves by the network trained against it where one ships (else the self-play
         network); when that bot is modelled, search as its best response too: its replies
-        as it plays them."""
-        others = {resolve(name) if name else None for seat, name in table.items() if seat != colour}
+        as it plays them. With a mix of `MIXED_TABLE`'s bots, the network trained against
+        such mixes, where one ships."""
+        names = [name for seat, name in table.items() if seat != colour]
         self.net, self.opponent = self.self_play, None
-        if not self.respond or len(others) != 1:
+        if not self.respond or not names or not all(names):
             return
-        name = others.pop()
-        if name is None:
+        bots = {resolve(name) for name in names if name}
+        if len(bots) > 1:
+            if bots <= set(MIXED_TABLE):
+                self.net = self.responses(MIXED) or self.self_play
             return
+        name = bots.pop()
         self.net = self.responses(name) or self.self_play
         if name in MODELLED:
             self.opponent = make_bot(name)

@@ -292,6 +292,12 @@ def shipped_net() -> ValueNet:
     return net
 
 
+MIXED: Final = "mixed"
+"""The name `response_net` knows a table of more than one of `MIXED_TABLE`'s bots by."""
+MIXED_TABLE: Final = ("heuristic", "greedy", "learned")
+"""The bots a mixed-table response is trained against (benchmarks/train_response.py
+--opponent mixed): each other seat one of them, any mix."""
+
 RESPONSES: Final[dict[str, str]] = {"greedy": "response_greedy.npz"}
 """The best-response networks that ship, by the bot they were trained against
 (benchmarks/train_response.py). Against `greedy`, `ace` with it at the leaves won more
@@ -303,7 +309,7 @@ trained against `heuristic` played no better, so none ships for it."""
 @lru_cache(maxsize=8)
 def response_net(opponent: str) -> ValueNet | None:
     """The shipped network trained to answer `opponent` (a registry name) in every other
-    seat, or None where none was trained."""
+    seat, or a mix of `MIXED_TABLE`'s bots (`MIXED`), or None where none was trained."""
     file = RESPONSES.get(opponent)
     if file is None:
         return None
@@ -354,6 +360,8 @@ def win_chances(
 
 __all__ = [
     "INPUTS",
+    "MIXED",
+    "MIXED_TABLE",
     "RESPONSES",
     "RESPONSE_INPUTS",
     "SLOTS",
