@@ -1,5 +1,7 @@
-"""The learned bot: legal and deterministic everywhere, sensible in plain positions, and its
-features the same whether the trainer computes them on a batch or the bot on one state."""
+"""The learned bot: legal and deterministic everywhere, sensible in plain positions, its
+features the same whether the trainer computes them on a batch or the bot on one state,
+and its batched twin (envs/training.py `batch_actions`, an opponent best responses are
+trained against) playing its moves."""
 
 from __future__ import annotations
 
@@ -11,7 +13,9 @@ from flyingchess.bots import BOTS, make_bot
 np = pytest.importorskip("numpy")  # the learned bot needs NumPy (the rl extra)
 from flyingchess.bots.learned import FEATURES, LearnedBot, feature_tables, features, scores
 from flyingchess.envs.batch import BatchGame, random_actions
-from flyingchess.envs.training import batch_features, batch_winner
+from flyingchess.envs.training import batch_actions, batch_features, batch_winner
+from flyingchess.game import legal_moves
+from test_greedy_twin import decisions
 
 
 def test_registered_above_heuristic() -> None:
@@ -72,3 +76,22 @@ def test_batch_features_equal_the_bots_features_for_the_same_state(preset: str, 
             assert np.array_equal(one[0], batch[index])
             winner = state.players.index(state.ranking[0]) if state.ranking else -1
             assert batch_winner(game)[index] == winner
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_batched_twin_plays_a_move_the_bot_scores_best(preset: str, players: int) -> None:
+    """The same move, or one the bot scores within rounding of its own (moves to equal
+    positions: two planes launched from the hangar, a stack; the batch's arithmetic may
+    order such a tie differently). Until the first finish: the twin plays for first place."""
+    found = [pair for pair in decisions(Rules.preset(preset), players, 4, seed=players) if not pair[1].ranking]
+    game = BatchGame.from_states([before for before, _ in found])
+    twin = batch_actions(game, np.array([rolled.roll for _, rolled in found]), LearnedBot().weights)
+    bot = LearnedBot()
+    same = 0
+    for (_, rolled), action in zip(found, twin):
+        moves = legal_moves(rolled)
+        values = bot.move_scores(rolled, moves)
+        assert action in moves and values[moves.index(action)] >= values.max() - 1e-9, rolled.describe()
+        same += action == bot.choose(rolled)
+    assert same >= 0.97 * len(found) > 200

@@ -179,14 +179,17 @@ class LearnedBot:
         moves = legal_moves(state)
         if len(moves) <= 1:
             return moves[0] if moves else None
+        return moves[int(np.argmax(self.move_scores(state, moves)))]
+
+    def move_scores(self, state: State, moves: Sequence[int]) -> Floats:
+        """The score of each of `moves`' afterstates for the player to move."""
         afters = [apply_unchecked(state, plane) for plane in moves]
         tables = feature_tables(state.rules, state.players)
         positions = np.array([after.planes for after in afters], np.int8)
         me = np.full(len(afters), state.turn)
         turn = np.array([after.turn for after in afters])
         winner = np.array([_first_finisher(after) for after in afters])
-        values = scores(self.weights, features(tables, positions, turn, me), winner, me)
-        return moves[int(np.argmax(values))]
+        return scores(self.weights, features(tables, positions, turn, me), winner, me)
 
 
 __all__ = [
