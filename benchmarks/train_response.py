@@ -46,6 +46,19 @@ and paired on 8,000 games of dice of their own (`--rounds 0 --start
 src/flyingchess/bots/response_greedy.npz --final-games 8000 --seed 3000`): one move
 ahead, 27.9% against 27.1% with 4 players (+0.8%, -0.5 .. +2.0) and 51.9% against 51.1%
 with 2 (+0.8%, -0.4 .. +2.0). In `ace`'s search, see docs/bots.md.
+
+Against mixed tables (`--opponent mixed`: each other seat one of heuristic, greedy and
+learned, drawn per game), 2026-12-04, 23 minutes:
+
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/train_response.py --opponent mixed --rounds 8 --write --out /tmp/response_mixed.npz --final-games 8000 --seed 3000
+    round  1: response 31.6%, shipped network 30.1%
+    round  4: response 31.9%, shipped network 32.0%
+    round  8: response 33.4%, shipped network 31.8%
+    1-ply, 4 players against mixed: response 33.6%, shipped network 32.0% on the same 8,000 games: +1.6% (+0.4% .. +2.9%)
+    1-ply, 2 players against mixed: response 58.9%, shipped network 57.5% on the same 8,000 games: +1.4% (+0.2% .. +2.6%)
+
+Inside `ace`'s search it gained nothing (+0.1% on 4,000 games, docs/bots.md), so it
+does not ship.
 """
 
 from __future__ import annotations

@@ -302,8 +302,9 @@ RESPONSES: Final[dict[str, str]] = {"greedy": "response_greedy.npz"}
 """The best-response networks that ship, by the bot they were trained against
 (benchmarks/train_response.py). Against `greedy`, `ace` with it at the leaves won more
 than with the self-play network, paired on the same games: +1.1 points with 4 players
-and +1.3 with 2 (4,000 games each; docs/bots.md, "How close to perfect play"). The one
-trained against `heuristic` played no better, so none ships for it."""
+and +1.3 with 2 (4,000 games each; docs/bots.md, "How close to perfect play"). The ones
+trained against `heuristic` and against `MIXED` tables made `ace` no stronger, so none
+ships for them."""
 
 
 @lru_cache(maxsize=8)
