@@ -5,10 +5,10 @@ difference, with 95% intervals.
 
 Game i seats the bot at i % players against `players - 1` copies of the opponent, with
 dice seed `seed + i // players` (benchmarks/bot_strength.py's games); the baseline plays
-the very same games. `--opponent a,b,c` seats a mixed table: each other seat of game i one of them, drawn for
-that game (the same for every bot measured), never all the same one. The difference is
-taken game by game (won by one, by the other, or
-by both or neither), so its interval is much narrower than the two rates' own.
+the very same games. `--opponent a,b,c` seats a mixed table: each other seat of game i
+one of them, drawn for that game (the same for every bot measured), never all the same
+one. The difference is taken game by game (won by one, by the other, or by both or
+neither), so its interval is much narrower than the two rates' own.
 `ace:self-play` is the ace bot that never plays a best response (its search and
 network as before the response networks); see `build` for the other variants.
 """
@@ -112,7 +112,7 @@ def main() -> None:
         raise SystemExit("--games: at least 2")
     rules = Rules.preset(args.preset)
     bots = args.bot.split(",")
-    opponents = args.opponent.split(",")
+    opponents = list(dict.fromkeys(args.opponent.split(",")))  # a bot named twice is one bot
     if len(opponents) > 1 and args.players < 3:
         raise SystemExit("--opponent: a mixed table needs at least 3 players")
     console = Console()
