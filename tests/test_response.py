@@ -1,7 +1,7 @@
 """The best response: the ace bot told who sits at the table and searching with the
-opponent's own replies, best-response networks (trained against one known bot: one
-ships, against greedy; most tests use one warm-started from the shipped network), and the batch
-simulator's twin of the choice (docs/bots.md)."""
+opponent's own replies, best-response networks (trained against one known bot or a mix:
+one ships, against greedy, and serves expectimax too; most tests use one warm-started
+from the shipped network), and the batch simulator's twin of the choice (docs/bots.md)."""
 
 from __future__ import annotations
 
@@ -165,6 +165,19 @@ def test_a_mix_of_the_bots_the_mixed_network_was_trained_against_gets_it(
     never = AceBot(respond=False, responses=lambda opponent: trained)
     never.meet("red", {"red": "ace", **table})
     assert never.net is never.self_play
+
+
+def test_a_table_of_expectimax_gets_the_network_trained_against_greedy() -> None:
+    """expectimax has no batched twin to train against; greedy's response carries over
+    (docs/bots.md), so the table of one gets it at the leaves, unmodelled."""
+    ace = AceBot()
+    ace.meet("red", {"red": "ace", "yellow": "strong", "blue": "expectimax", "green": "expectimax"})
+    assert ace.net is response_net("expectimax") and ace.opponent is None
+    assert all(
+        np.array_equal(*pair) for pair in zip(ace.net.arrays().values(), response_net("greedy").arrays().values())
+    )
+    ace.meet("red", {"red": "ace", "yellow": "expectimax", "blue": "greedy"})  # a mix: not one MIXED_TABLE has
+    assert ace.net is ace.self_play
 
 
 def test_when_responding_ace_expects_the_opponent_to_play_as_it_does() -> None:

@@ -17,8 +17,9 @@ whose evaluation values places.
 Told who sits at the table (`meet`), the bot plays a best response where it can: when
 every other seat is one bot it can model (`MODELLED`), the opponents' replies in the
 search are that bot's own choices; with one bot of any kind in every other seat, the
-leaves are valued by a network trained against it where one ships (bots/value.py,
-`response_net`), else by the self-play network; a mix of the bots one network was
+leaves are valued by the network that answers it where one ships (bots/value.py,
+`response_net`: trained against it, or against a bot that plays like it), else by the
+self-play network; a mix of the bots one network was
 trained against together (value.MIXED_TABLE) gets that network. Otherwise (humans,
 unknown clients, other mixes) it searches as above.
 Against a modelled table, a close call (moves within `CLOSE_CALL` of the best) is

@@ -298,13 +298,15 @@ MIXED_TABLE: Final = ("heuristic", "greedy", "learned")
 """The bots a mixed-table response is trained against (benchmarks/train_response.py
 --opponent mixed): each other seat one of them, any mix."""
 
-RESPONSES: Final[dict[str, str]] = {"greedy": "response_greedy.npz"}
-"""The best-response networks that ship, by the bot they were trained against
-(benchmarks/train_response.py). Against `greedy`, `ace` with it at the leaves won more
-than with the self-play network, paired on the same games: +1.1 points with 4 players
-and +1.3 with 2 (4,000 games each; docs/bots.md, "How close to perfect play"). The ones
-trained against `heuristic` and against `MIXED` tables made `ace` no stronger, so none
-ships for them."""
+RESPONSES: Final[dict[str, str]] = {"greedy": "response_greedy.npz", "expectimax": "response_greedy.npz"}
+"""The best-response networks that ship, by the bot whose table they answer
+(benchmarks/train_response.py). Against `greedy`, `ace` with the one trained against it
+at the leaves won more than with the self-play network, paired on the same games: +1.1
+points with 4 players and +1.3 with 2 (4,000 games each; docs/bots.md, "How close to
+perfect play"). `expectimax` (greedy's evaluation a roll deeper) has no batched twin to
+train against, and the same network carries over: +1.5 and +1.0 (4,000 games each).
+The ones trained against `heuristic` and against `MIXED` tables made `ace` no stronger,
+so none ships for them."""
 
 
 @lru_cache(maxsize=8)
