@@ -86,10 +86,13 @@ from train_value import CONFIGS, Adam, Samples, lambda_returns, predictions, tra
 Policy = Callable[[BatchGame, npt.NDArray[np.int8], npt.NDArray[np.bool_]], npt.NDArray[np.intp]]
 
 
+LEARNED = np.array(LEARNED_WEIGHTS, np.float64)
+
+
 def learned_actions(game: BatchGame, rolls: npt.NDArray[np.int8], mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.intp]:
     """The learned bot's choices (its batched twin with the shipped weights)."""
     del mask  # batch_actions builds its own
-    return batch_actions(game, rolls, np.array(LEARNED_WEIGHTS, np.float64))
+    return batch_actions(game, rolls, LEARNED)
 
 
 TWINS: dict[str, Policy] = {"heuristic": heuristic_actions, "greedy": greedy_actions, "learned": learned_actions}
@@ -111,14 +114,16 @@ class Seating:
     def actions(
         self, game: BatchGame, rolls: npt.NDArray[np.int8], mask: npt.NDArray[np.bool_], ids: npt.NDArray[np.intp]
     ) -> npt.NDArray[np.intp]:
-        """The choice of the bot at the roller's seat in every game (`ids`: each slot's game)."""
+        """The choice of the bot at the roller's seat in every game (`ids`: each slot's
+        game); each bot is asked about its own games alone."""
         if self.seated is None:
             return self.bots[0](game, rolls, mask)
         kind = self.seated[np.maximum(ids, 0), game.turn]
         actions = np.zeros(game.batch, np.intp)
         for k, bot in enumerate(self.bots):
-            if (kind == k).any():
-                actions = np.where(kind == k, bot(game, rolls, mask), actions)
+            rows = np.flatnonzero(kind == k)
+            if len(rows):
+                actions[rows] = bot(game.take(rows), rolls[rows], mask[rows])
         return actions
 
 

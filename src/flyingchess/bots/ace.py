@@ -19,9 +19,9 @@ every other seat is one bot it can model (`MODELLED`), the opponents' replies in
 search are that bot's own choices; with one bot of any kind in every other seat, the
 leaves are valued by the network that answers it where one ships (bots/value.py,
 `response_net`: trained against it, or against a bot that plays like it), else by the
-self-play network; a mix of the bots one network was
-trained against together (value.MIXED_TABLE) gets that network. Otherwise (humans,
-unknown clients, other mixes) it searches as above.
+self-play network; a mix of the bots one network was trained against together
+(value.MIXED_TABLE) gets that network where one ships. Otherwise (humans, unknown
+clients, other mixes) it searches as above.
 Against a modelled table, a close call (moves within `CLOSE_CALL` of the best) is
 searched a roll deeper: where the choice matters least the depth-3 values are noisiest,
 and the modelled replies make a fourth roll cheap enough for those moves alone.
@@ -90,7 +90,7 @@ class AceBot:
     def meet(self, colour: str, table: Mapping[str, str | None]) -> None:
         """Be told the table: each seat's bot by registry or level name, None for a player
         the bot cannot know (a person, a client). With one bot in every other seat, value
-        the leaves by the network trained against it where one ships (else the self-play
+        the leaves by the network that answers it where one ships (else the self-play
         network); when that bot is modelled, search as its best response too: its replies
         as it plays them. With a mix of `MIXED_TABLE`'s bots, the network trained against
         such mixes, where one ships."""
