@@ -37,8 +37,10 @@ def build(name: str, seed: int) -> Bot:
     """A registered bot or level, or a variant of ace: `ace:self-play` (never a best
     response), `ace:model` (the opponent's replies modelled, the self-play network's
     values), `ace:net=FILE` (modelled, the response network in FILE), `ace:mixed=FILE`
-    (ace as it ships, with the network in FILE for mixed tables); each may end in
-    `@DEPTH` (bots/ace.py's DEPTHS), and `ace:model` in `~MARGIN` too: close calls
+    (ace as it ships, with the network in FILE for mixed tables), `ace:value=FILE` (ace
+    as it ships, with the self-play network in FILE and no seat calibration: give the
+    other side the shipped bots/value_weights.npz to compare the networks alone); each
+    may end in `@DEPTH` (bots/ace.py's DEPTHS), and `ace:model` in `~MARGIN` too: close calls
     within MARGIN searched a roll deeper (without it, none: `ace` itself has CLOSE_CALL)."""
     if not name.startswith("ace:"):
         return make_bot(name, seed)
@@ -57,6 +59,10 @@ def build(name: str, seed: int) -> Bot:
         with np.load(variant.removeprefix("net=")) as arrays:
             net = ValueNet(arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"])
         return AceBot(seed, depth, responses=lambda opponent: net)
+    if variant.startswith("value="):
+        with np.load(variant.removeprefix("value=")) as arrays:
+            own = ValueNet(arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"])
+        return AceBot(seed, depth, net=own)
     if variant.startswith("mixed="):
         from flyingchess.bots.value import MIXED, response_net
 
@@ -64,7 +70,8 @@ def build(name: str, seed: int) -> Bot:
             mixed = ValueNet(arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"])
         return AceBot(seed, depth, responses=lambda table: mixed if table == MIXED else response_net(table))
     raise SystemExit(
-        f"unknown variant {name!r}: ace:self-play, ace:model, ace:net=FILE or ace:mixed=FILE (each maybe @DEPTH)"
+        f"unknown variant {name!r}: ace:self-play, ace:model, ace:net=FILE, ace:mixed=FILE or ace:value=FILE "
+        "(each maybe @DEPTH)"
     )
 
 

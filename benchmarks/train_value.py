@@ -69,7 +69,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from flyingchess import PRESETS, Rules
 from flyingchess.bots.value import INPUTS, PREVIEW_INPUTS, SLOTS, ValueNet, shipped_net
 from flyingchess.envs.batch import BatchGame, heuristic_actions, random_actions
-from flyingchess.envs.training import network_inputs, value_actions
+from flyingchess.envs.training import network_inputs, searched_chances, value_actions
 from flyingchess.sim import wilson_interval
 
 WEIGHTS = Path(__file__).resolve().parents[1] / "src/flyingchess/bots/value_weights.npz"
@@ -192,6 +192,21 @@ def predictions(
         order = (turn[:, None] + np.arange(count)) % count
         np.put_along_axis(predicted[part], order, slots, axis=1)
     return predicted
+
+
+def expert_targets(
+    net: ValueNet, rules: Rules, players: tuple[str, ...], samples: Samples, depth: int, chunk: int = 2048
+) -> Samples:
+    """`samples` with each position's target replaced by the `depth`-roll search's values."""
+    target = np.empty_like(samples.target)
+    for start in range(0, len(samples.turn), chunk):
+        part = slice(start, start + chunk)
+        game = BatchGame(rules, players, len(samples.turn[part]))
+        game.positions[:] = samples.positions[part]
+        game.turn[:] = samples.turn[part]
+        game.sixes[:] = samples.sixes[part]
+        target[part] = searched_chances(game, net, depth)
+    return samples._replace(target=target)
 
 
 def lambda_returns(
@@ -334,6 +349,9 @@ def main() -> None:
     parser.add_argument("--check-games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--start", type=Path, help="continue from these weights")
+    parser.add_argument(
+        "--expert", type=int, default=0, help="targets from a search this many rolls deep (0: TD(lambda), as recorded)"
+    )
     parser.add_argument("--mix", type=float, default=0.0, help="chance that a seat is played by the heuristic bot")
     parser.add_argument(
         "--previews", action="store_true", help="add the roll previews to the inputs (an experiment: none ships)"
@@ -368,10 +386,12 @@ def main() -> None:
                 player,
                 args.explore,
                 args.sample,
-                args.lam,
+                1.0 if args.expert else args.lam,
                 rng,
                 mix=args.mix,
             )
+            if args.expert:
+                samples = expert_targets(net, Rules.preset(preset), players, samples, args.expert)
             fresh.append((config, samples))
         history = [*history[-(args.keep - 1) :], fresh] if args.keep > 1 else [fresh]
         data = [item for round_data in history for item in round_data]

@@ -134,6 +134,56 @@ def mover_chances(game: BatchGame, me: npt.ArrayLike, net: ValueNet) -> Floats:
     return result
 
 
+def player_chances(game: BatchGame, net: ValueNet) -> Floats:
+    """[B, players]: every player's chance to finish first in each game as it stands, by
+    player (not slot, as `win_chances` gives them): the network's, with its seat
+    calibration if it has one, or 1 for whoever finished first once someone has."""
+    count = len(game.players)
+    turn = game.turn.astype(np.intp)
+    offsets = net.position_offsets(game.rules, game.players, game.positions, turn)
+    slots = net.chances(game_inputs(net, game), count, offsets)[:, :count]
+    chances = np.empty((game.batch, count))
+    np.put_along_axis(chances, (turn[:, None] + np.arange(count)) % count, slots, axis=1)
+    winner = batch_winner(game)
+    decided = winner >= 0
+    chances[decided] = np.eye(count)[winner[decided]]
+    return chances
+
+
+def searched_chances(game: BatchGame, net: ValueNet, depth: int) -> Floats:
+    """[B, players]: `player_chances` searched `depth` rolls deep, in games waiting for
+    the die: every face of the roll, the roller making the move (or the pass) whose
+    position, itself searched a roll less, is best for it (ties to the lowest plane); the
+    network at the leaves. The targets of expert iteration (benchmarks/train_value.py
+    --expert): a search's values are what `ace` plays by, and they are far less noisy
+    than the outcome of one game."""
+    chances = player_chances(game, net)
+    open_games = np.flatnonzero(batch_winner(game) < 0)
+    if depth == 0 or not len(open_games):
+        return chances
+    count = len(game.players)
+    faces = np.tile(np.arange(1, 7, dtype=np.int8), len(open_games))
+    rolled = game.take(np.repeat(open_games, 6))
+    rollers = rolled.turn.astype(np.intp)
+    legal = rolled.move_mask(faces)
+    best = np.full(len(faces), -np.inf)
+    chosen = np.zeros((len(faces), count))
+    for action in range(PASS_ACTION + 1):
+        movable = legal[:, action] if action < PASS_ACTION else ~legal.any(axis=1)
+        rows = np.flatnonzero(movable)
+        if not len(rows):
+            continue
+        after = rolled.take(rows)
+        after.step_unchecked(faces[rows], np.full(len(rows), action))
+        values = searched_chances(after, net, depth - 1)
+        mine = values[np.arange(len(rows)), rollers[rows]]
+        better = mine > best[rows]
+        best[rows[better]] = mine[better]
+        chosen[rows[better]] = values[better]
+    chances[open_games] = chosen.reshape(len(open_games), 6, count).mean(axis=1)
+    return chances
+
+
 def value_actions(game: BatchGame, rolls: npt.ArrayLike, net: ValueNet) -> npt.NDArray[np.intp]:
     """The value network's 1-ply choice in every game: the legal move after which the
     mover's chance to finish first is highest (ties to the lowest plane; PASS_ACTION where
@@ -187,6 +237,8 @@ __all__ = [
     "batch_winner",
     "learner_chances",
     "mover_chances",
+    "player_chances",
     "response_actions",
+    "searched_chances",
     "value_actions",
 ]
