@@ -51,6 +51,25 @@ and eight rounds more from there (`--start /tmp/previews.npz --rounds 8 --seed 2
 +1.7). With the same training the previews learn slower, and with two thirds more they
 only catch up: the value's inputs already hold what they say (the captures every face
 makes, and the progress in expected rolls that prices jumps and flights). None ships.
+
+Expert iteration (issue 28; `--expert DEPTH`: each sampled position's target is every
+player's chance searched DEPTH rolls deep with the network at the leaves,
+envs/training.py `searched_chances`, instead of the lambda-return), from the shipped
+weights, 2026-12-04 (the last line of each: 1-ply vs 3 heuristic on the same 4,000
+games, the shipped network with its seat calibration, the new one without):
+
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/train_value.py --expert 1 --start src/flyingchess/bots/value_weights.npz --rounds 8 --sample 0.1 --rate 5e-4 --seed 2030 --final-games 4000 --out /tmp/expert1.npz --write
+    11 minutes: this network 40.8%, the shipped one 41.2%; difference -0.4% (-2.1% .. +1.3%)
+    ... --expert 2 --rounds 6 --sample 0.03 (the rest the same; --out /tmp/expert2.npz)
+    16 minutes (most of each round the search): 42.2% against 41.2%; +1.0% (-0.7% .. +2.7%)
+    ... --expert 2 --start /tmp/expert2.npz --rounds 6 --sample 0.03 (--out /tmp/expert3.npz)
+    16 minutes: 42.6% against 41.2%; +1.4% (-0.3% .. +3.2%)
+
+One roll deep is TD(0) with the dice averaged out: no gain. Two rolls deep teaches the
+network what `ace`'s search sees; docs/bots.md ("Expert iteration") has what it does
+inside `ace`; the last network is kept as benchmarks/weights/value_expert.npz. None
+ships yet: new weights need their own seat calibration and every strength figure
+measured again.
 """
 
 from __future__ import annotations
