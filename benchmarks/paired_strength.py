@@ -40,8 +40,9 @@ def build(name: str, seed: int) -> Bot:
     (ace as it ships, with the network in FILE for mixed tables), `ace:value=FILE` (ace
     as it ships, with the self-play network in FILE and no seat calibration: give the
     other side the shipped bots/value_weights.npz to compare the networks alone); each
-    may end in `@DEPTH` (bots/ace.py's DEPTHS), and `ace:model` in `~MARGIN` too: close calls
-    within MARGIN searched a roll deeper (without it, none: `ace` itself has CLOSE_CALL)."""
+    may end in `@DEPTH` (bots/ace.py's DEPTHS), and `ace:model` in `~MARGIN` too: close
+    calls within MARGIN searched a roll deeper (without it, none: `ace` itself has
+    CLOSE_CALL)."""
     if not name.startswith("ace:"):
         return make_bot(name, seed)
     from flyingchess.bots.ace import AceBot
