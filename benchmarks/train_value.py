@@ -88,7 +88,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from flyingchess import PRESETS, Rules
 from flyingchess.bots.value import INPUTS, PREVIEW_INPUTS, SLOTS, ValueNet, shipped_net
 from flyingchess.envs.batch import BatchGame, heuristic_actions, random_actions
-from flyingchess.envs.training import network_inputs, searched_chances, value_actions
+from flyingchess.envs.training import games_at, network_inputs, searched_chances, value_actions
 from flyingchess.sim import wilson_interval
 
 WEIGHTS = Path(__file__).resolve().parents[1] / "src/flyingchess/bots/value_weights.npz"
@@ -220,10 +220,7 @@ def expert_targets(
     target = np.empty_like(samples.target)
     for start in range(0, len(samples.turn), chunk):
         part = slice(start, start + chunk)
-        game = BatchGame(rules, players, len(samples.turn[part]))
-        game.positions[:] = samples.positions[part]
-        game.turn[:] = samples.turn[part]
-        game.sixes[:] = samples.sixes[part]
+        game = games_at(rules, players, samples.positions[part], samples.turn[part], samples.sixes[part])
         target[part] = searched_chances(game, net, depth)
     return samples._replace(target=target)
 

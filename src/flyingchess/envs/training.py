@@ -112,11 +112,19 @@ def network_inputs(
     """`game_inputs` for positions kept apart from their games (the trainer's samples)."""
     if not net.previews:
         return encode(value_tables(rules, players), positions, turn, sixes, learner)
+    return game_inputs(net, games_at(rules, players, positions, turn, sixes), learner)
+
+
+def games_at(
+    rules: Rules, players: tuple[str, ...], positions: npt.NDArray[np.int8], turn: npt.ArrayLike, sixes: npt.ArrayLike
+) -> BatchGame:
+    """A batch of games standing at positions kept apart from their games (the trainer's
+    samples: before a roll, nobody finished yet)."""
     game = BatchGame(rules, players, len(positions))
     game.positions[:] = positions
     game.turn[:] = np.asarray(turn).reshape(-1)
     game.sixes[:] = np.asarray(sixes).reshape(-1)
-    return game_inputs(net, game, learner)
+    return game
 
 
 def mover_chances(game: BatchGame, me: npt.ArrayLike, net: ValueNet) -> Floats:
@@ -235,6 +243,7 @@ __all__ = [
     "batch_afterstates",
     "batch_features",
     "batch_winner",
+    "games_at",
     "learner_chances",
     "mover_chances",
     "player_chances",
