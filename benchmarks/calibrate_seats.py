@@ -2,6 +2,7 @@
 
     python benchmarks/calibrate_seats.py                 # fit, check on fresh games, print
     python benchmarks/calibrate_seats.py --write         # ... and write bots/seat_offsets.json
+    python benchmarks/calibrate_seats.py --weights W.npz --out W.json --write   # other weights
 
 The network sees every player from the roller's point of view, so it cannot tell where
 the seats sit around the board: in three-player games the seat before the empty one
@@ -37,10 +38,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from flyingchess import Rules
-from flyingchess.bots.value import OFFSETS_FILE, ValueNet, encode, shipped_weights, value_tables
+from flyingchess.bots.value import (
+    OFFSETS_FILE,
+    WEIGHTS_FILE,
+    ValueNet,
+    encode,
+    read_net,
+    value_tables,
+    weights_digest,
+)
 from train_value import CONFIGS, self_play
 
-OUT = Path(__file__).resolve().parents[1] / "src/flyingchess/bots" / OFFSETS_FILE
+BOTS = Path(__file__).resolve().parents[1] / "src/flyingchess/bots"
+OUT = BOTS / OFFSETS_FILE
+WEIGHTS = BOTS / WEIGHTS_FILE
 
 
 def logits_and_outcomes(
@@ -106,9 +117,14 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=12000, help="games per configuration to fit on")
     parser.add_argument("--check-games", type=int, default=6000, help="fresh games per configuration to check on")
     parser.add_argument("--seed", type=int, default=2027)
-    parser.add_argument("--write", action="store_true", help=f"write {OUT.name}")
+    parser.add_argument(
+        "--weights", type=Path, default=WEIGHTS, help="the network to calibrate (default: the shipped one)"
+    )
+    parser.add_argument("--out", type=Path, default=OUT, help="where --write writes")
+    parser.add_argument("--write", action="store_true", help=f"write the calibration (default {OUT.name})")
     args = parser.parse_args()
-    net, digest = shipped_weights()  # the network's own chances and play, without any calibration
+    weights = args.weights.read_bytes()
+    net, digest = read_net(weights), weights_digest(weights)  # its own chances and play, uncalibrated
     began = time.perf_counter()
     configs = []
     totals = {name: np.zeros(2) for name in ("raw", "fitted")}
@@ -171,8 +187,8 @@ def main() -> None:
     print(f"({len(configs)} configurations, {checked:,} positions checked, {time.perf_counter() - began:.0f} s)")
     if args.write:
         data = {"version": 1, "weights_sha256": digest, "seed": args.seed, "games": args.games, "configs": configs}
-        OUT.write_text(json.dumps(data, indent=1) + "\n")
-        print(f"wrote {OUT}")
+        args.out.write_text(json.dumps(data, indent=1) + "\n")
+        print(f"wrote {args.out}")
 
 
 if __name__ == "__main__":

@@ -20,17 +20,31 @@ import math
 import random
 import sys
 import time
+from functools import cache
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-import numpy as np
 from rich.console import Console
 from rich.progress import Progress
 
 from flyingchess import PRESETS, Rules
 from flyingchess.bots import Bot, make_bot
+from flyingchess.bots.value import ValueNet, WrongCalibration, calibrated_net, read_net
 from flyingchess.sim import play_bots, wilson_interval
+
+
+@cache
+def network(weights: str, offsets: str = "") -> ValueNet:
+    """The network in the .npz file `weights`, with the seat calibration in `offsets`
+    if given; read once for every game of a run."""
+    data = Path(weights).read_bytes()
+    if not offsets:
+        return read_net(data)
+    try:
+        return calibrated_net(data, Path(offsets).read_text(encoding="utf-8"))
+    except WrongCalibration as error:
+        raise SystemExit(f"{offsets}: not fitted for {weights} ({error})") from error
 
 
 def build(name: str, seed: int) -> Bot:
@@ -39,14 +53,15 @@ def build(name: str, seed: int) -> Bot:
     values), `ace:net=FILE` (modelled, the response network in FILE), `ace:mixed=FILE`
     (ace as it ships, with the network in FILE for mixed tables), `ace:value=FILE` (ace
     as it ships, with the self-play network in FILE and no seat calibration: give the
-    other side the shipped bots/value_weights.npz to compare the networks alone); each
+    other side the shipped bots/value_weights.npz to compare the networks alone),
+    `ace:value=FILE+OFFSETS` (the same with the seat calibration in OFFSETS, as
+    benchmarks/calibrate_seats.py --weights FILE --out OFFSETS writes it); each
     may end in `@DEPTH` (bots/ace.py's DEPTHS), and `ace:model` in `~MARGIN` too: close
     calls within MARGIN searched a roll deeper (without it, none: `ace` itself has
     CLOSE_CALL)."""
     if not name.startswith("ace:"):
         return make_bot(name, seed)
     from flyingchess.bots.ace import AceBot
-    from flyingchess.bots.value import ValueNet
 
     variant, _, depth_text = name.removeprefix("ace:").partition("@")
     depth_text, _, close_text = depth_text.partition("~")
@@ -57,21 +72,18 @@ def build(name: str, seed: int) -> Bot:
     if variant == "model":
         return AceBot(seed, depth, responses=lambda opponent: None, close=close)
     if variant.startswith("net="):
-        with np.load(variant.removeprefix("net=")) as arrays:
-            net = ValueNet(arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"])
+        net = network(variant.removeprefix("net="))
         return AceBot(seed, depth, responses=lambda opponent: net)
     if variant.startswith("value="):
-        with np.load(variant.removeprefix("value=")) as arrays:
-            own = ValueNet(arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"])
-        return AceBot(seed, depth, net=own)
+        weights, _, offsets = variant.removeprefix("value=").partition("+")
+        return AceBot(seed, depth, net=network(weights, offsets))
     if variant.startswith("mixed="):
         from flyingchess.bots.value import MIXED, response_net
 
-        with np.load(variant.removeprefix("mixed=")) as arrays:
-            mixed = ValueNet(arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"])
+        mixed = network(variant.removeprefix("mixed="))
         return AceBot(seed, depth, responses=lambda table: mixed if table == MIXED else response_net(table))
     raise SystemExit(
-        f"unknown variant {name!r}: ace:self-play, ace:model, ace:net=FILE, ace:mixed=FILE or ace:value=FILE "
+        f"unknown variant {name!r}: ace:self-play, ace:model, ace:net=FILE, ace:mixed=FILE or ace:value=FILE[+OFFSETS] "
         "(each maybe @DEPTH)"
     )
 

@@ -112,6 +112,33 @@ def test_the_seat_calibration_belongs_to_the_shipped_weights_and_gives_the_measu
         assert abs(win_chances([start])[0, 0] - measured) <= error, config["players"]
 
 
+def test_a_calibration_is_refused_with_weights_it_was_not_fitted_for() -> None:
+    """calibrated_net gives the shipped network with the shipped files, and refuses the
+    shipped calibration with any other weights (here the same arrays saved again, so
+    only their bytes differ)."""
+    import io
+    from importlib import resources
+
+    from flyingchess.bots.value import (
+        OFFSETS_FILE,
+        WEIGHTS_FILE,
+        WrongCalibration,
+        calibrated_net,
+        read_net,
+        shipped_net,
+    )
+
+    package = resources.files("flyingchess.bots")
+    weights, offsets = package.joinpath(WEIGHTS_FILE).read_bytes(), package.joinpath(OFFSETS_FILE).read_text()
+    net = calibrated_net(weights, offsets)
+    assert np.array_equal(net.w1, shipped_net().w1) and net.seat_offsets is not None
+    assert read_net(weights).seat_offsets is None
+    other = io.BytesIO()
+    np.savez(other, w1=net.w1, b1=net.b1, w2=net.w2, b2=net.b2, extra=np.zeros(1))
+    with pytest.raises(WrongCalibration, match="other weights"):
+        calibrated_net(other.getvalue(), offsets)
+
+
 def test_custom_rules_keep_the_networks_own_chances() -> None:
     """A configuration the calibration was not fitted for gets no offsets."""
     from flyingchess.bots.value import shipped_net

@@ -268,28 +268,54 @@ def _one_blas_thread() -> AbstractContextManager[Any]:
     return nullcontext() if controller is None else controller.limit(limits=1, user_api="blas")
 
 
+def read_net(weights: bytes) -> ValueNet:
+    """A network from the bytes of an .npz file of w1, b1, w2, b2 (what
+    benchmarks/train_value.py and train_response.py write)."""
+    with np.load(io.BytesIO(weights)) as arrays:
+        return ValueNet(arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"])
+
+
+def weights_digest(weights: bytes) -> str:
+    """The SHA-256 a seat calibration names its weights by."""
+    return hashlib.sha256(weights).hexdigest()
+
+
+class WrongCalibration(ValueError):
+    """A seat calibration fitted for other weights than the ones it was given with."""
+
+
+def calibrated_net(weights: bytes, offsets: str) -> ValueNet:
+    """The network in `weights` with the seat calibration in `offsets` (the text of a
+    seat_offsets.json). The calibration names the weights it was fitted for: weights
+    without a calibration of their own are refused rather than silently miscalibrated."""
+    data = json.loads(offsets)
+    if data.get("weights_sha256") != weights_digest(weights):
+        raise WrongCalibration("the seat calibration was fitted for other weights: run benchmarks/calibrate_seats.py")
+    net = read_net(weights)
+    net.seat_offsets = SeatOffsets(data)
+    return net
+
+
 def shipped_weights() -> tuple[ValueNet, str]:
     """The shipped weights alone (no seat calibration) and their SHA-256: what
     benchmarks/calibrate_seats.py fits the calibration for."""
     weights = resources.files(__package__).joinpath(WEIGHTS_FILE).read_bytes()
-    with np.load(io.BytesIO(weights)) as arrays:
-        net = ValueNet(arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"])
-    return net, hashlib.sha256(weights).hexdigest()
+    return read_net(weights), weights_digest(weights)
 
 
 @lru_cache(maxsize=1)
 def shipped_net() -> ValueNet:
-    """The trained network that ships with the package, with its seat calibration. The
-    calibration names the weights it was fitted for (their SHA-256): weights without a
-    calibration of their own are refused here rather than silently miscalibrated."""
-    net, digest = shipped_weights()
-    offsets = json.loads(resources.files(__package__).joinpath(OFFSETS_FILE).read_text(encoding="utf-8"))
-    if offsets.get("weights_sha256") != digest:
-        raise ValueError(
-            f"{OFFSETS_FILE} was fitted for other weights than {WEIGHTS_FILE}: run benchmarks/calibrate_seats.py --write"
+    """The trained network that ships with the package, with its seat calibration
+    (`calibrated_net`: refused if the calibration was fitted for other weights)."""
+    package = resources.files(__package__)
+    try:
+        return calibrated_net(
+            package.joinpath(WEIGHTS_FILE).read_bytes(), package.joinpath(OFFSETS_FILE).read_text(encoding="utf-8")
         )
-    net.seat_offsets = SeatOffsets(offsets)
-    return net
+    except WrongCalibration as error:
+        raise WrongCalibration(
+            f"{OFFSETS_FILE} was fitted for other weights than {WEIGHTS_FILE}: run benchmarks/calibrate_seats.py --write"
+        ) from error
 
 
 MIXED: Final = "mixed"
@@ -316,8 +342,7 @@ def response_net(opponent: str) -> ValueNet | None:
     file = RESPONSES.get(opponent)
     if file is None:
         return None
-    with np.load(io.BytesIO(resources.files(__package__).joinpath(file).read_bytes())) as arrays:
-        net = ValueNet(arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"])
+    net = read_net(resources.files(__package__).joinpath(file).read_bytes())
     if not net.responds:
         raise ValueError(f"{file} is not a best-response network ({net.w1.shape[0]} inputs)")
     return net
