@@ -76,7 +76,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from flyingchess import Rules
 from flyingchess.bots.learned_weights import LEARNED_WEIGHTS
-from flyingchess.bots.value import MIXED_TABLE, RESPONSE_INPUTS, ValueNet, shipped_net
+from flyingchess.bots.value import MIXED_TABLE, RESPONSE_INPUTS, ValueNet, read_net, shipped_net
 from flyingchess.envs.batch import BatchGame, heuristic_actions, random_actions
 from flyingchess.envs.evaluation import greedy_actions
 from flyingchess.envs.training import batch_actions, response_actions, value_actions
@@ -257,8 +257,7 @@ def main() -> None:
     table = TABLES[args.opponent]
     rng = np.random.default_rng(args.seed)
     if args.start:
-        with np.load(args.start) as arrays:
-            net = ValueNet(arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"]).responding()
+        net = read_net(args.start.read_bytes()).responding()
     else:
         net = shipped_net().responding()
     adam = Adam(net, args.rate)

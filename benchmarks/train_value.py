@@ -86,7 +86,7 @@ import numpy.typing as npt
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from flyingchess import PRESETS, Rules
-from flyingchess.bots.value import INPUTS, PREVIEW_INPUTS, SLOTS, ValueNet, shipped_net
+from flyingchess.bots.value import INPUTS, PREVIEW_INPUTS, SLOTS, ValueNet, read_net, shipped_net
 from flyingchess.envs.batch import BatchGame, heuristic_actions, random_actions
 from flyingchess.envs.training import games_at, network_inputs, searched_chances, value_actions
 from flyingchess.sim import wilson_interval
@@ -384,8 +384,7 @@ def main() -> None:
     inputs = PREVIEW_INPUTS if args.previews else INPUTS
     net = ValueNet.random(args.hidden, rng, inputs)
     if args.start:
-        with np.load(args.start) as arrays:
-            net = ValueNet(arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"])
+        net = read_net(args.start.read_bytes())
     adam = Adam(net, args.rate)
     history: list[list[tuple[int, Samples]]] = []
     print(f"value network: {inputs} inputs, {args.hidden} hidden, {SLOTS} outputs; seed {args.seed}", flush=True)
