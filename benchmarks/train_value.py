@@ -69,7 +69,7 @@ One roll deep is TD(0) with the dice averaged out: no gain. Two rolls deep teach
 network what `ace`'s search sees; docs/bots.md ("Expert iteration") has what it does
 inside `ace`; the last network is kept as benchmarks/weights/value_expert.npz, with a
 seat calibration of its own (benchmarks/weights/value_expert.json). It does not ship:
-calibrated, against `ace` as it ships, it is level (+0.25 points on 6,000 paired
+calibrated, against `ace` as it ships, it is level (+0.2 points on 7,600 paired
 4-player games, -0.3 on 2,000 2-player ones).
 """
 
