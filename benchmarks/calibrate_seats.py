@@ -38,20 +38,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from flyingchess import Rules
-from flyingchess.bots.value import (
-    OFFSETS_FILE,
-    WEIGHTS_FILE,
-    ValueNet,
-    encode,
-    read_net,
-    value_tables,
-    weights_digest,
-)
-from train_value import CONFIGS, self_play
+from flyingchess.bots.value import OFFSETS_FILE, ValueNet, encode, read_net, value_tables, weights_digest
+from train_value import CONFIGS, WEIGHTS, self_play
 
-BOTS = Path(__file__).resolve().parents[1] / "src/flyingchess/bots"
-OUT = BOTS / OFFSETS_FILE
-WEIGHTS = BOTS / WEIGHTS_FILE
+OUT = WEIGHTS.with_name(OFFSETS_FILE)
 
 
 def logits_and_outcomes(

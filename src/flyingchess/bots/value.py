@@ -296,13 +296,6 @@ def calibrated_net(weights: bytes, offsets: str) -> ValueNet:
     return net
 
 
-def shipped_weights() -> tuple[ValueNet, str]:
-    """The shipped weights alone (no seat calibration) and their SHA-256: what
-    benchmarks/calibrate_seats.py fits the calibration for."""
-    weights = resources.files(__package__).joinpath(WEIGHTS_FILE).read_bytes()
-    return read_net(weights), weights_digest(weights)
-
-
 @lru_cache(maxsize=1)
 def shipped_net() -> ValueNet:
     """The trained network that ships with the package, with its seat calibration
@@ -399,7 +392,6 @@ __all__ = [
     "encode",
     "response_net",
     "shipped_net",
-    "shipped_weights",
     "value_tables",
     "win_chances",
 ]
