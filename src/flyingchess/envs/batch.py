@@ -3,9 +3,9 @@
 Every rule fact comes from the compiled game (`flyingchess.compiled`): each move's end
 and whether it jumps or flies, whom each move sends home, which planes may move, who
 rolls next, what a third six sends home. Those become small lookup tables
-(`RuleArrays`); the batch code only does array work with them (who moves, sixes,
-last-moved and moved-by-sixes bitmasks, stacks, captures, finishing, ranking), so no
-rule is written twice. Game i of a batch is exactly the
+(`RuleArrays`, envs/batch_rules.py); the batch code only does array work with them (who
+moves, sixes, last-moved and moved-by-sixes bitmasks, stacks, captures, finishing,
+ranking), so no rule is written twice. Game i of a batch is exactly the
 engine's game after the same dice and choices: `BatchGame.to_state(i)` builds the
 engine's `State` (tests/test_batch.py compares every state after every roll).
 
@@ -21,234 +21,47 @@ rolls and actions.
 
 Speed: the four planes of one player are four bytes of one uint32 "word", so the hot
 path works on one word per game (byte-wise comparisons with the usual bit tricks) and
-on small tables indexed by a plane's progress byte (the hangar, -1, is byte 255).
+on small tables indexed by a plane's progress byte (the hangar, -1, is byte 255). The
+game keeps the state and its parts live beside it: `batch_words` (the bit tricks),
+`batch_moves` (legal moves, their facts, where they go, captures), `batch_turns` (the
+end of a move: next player, sixes, finishing), `batch_checks` (what `step` checks) and
+`batch_states` (to and from `State`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from functools import lru_cache
 from typing import Final, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
-from ..board import CENTRE, HANGAR, PLANES_PER_COLOUR
-from ..compiled import FACES, STACK_FIRST, STACK_LAST, CompiledGame, MoveTable, compile_game
+from ..board import HANGAR, PLANES_PER_COLOUR
 from ..game import DEFAULT_PLAYERS, State, validate_players
 from ..rules import Rules
-
-PASS_ACTION: Final = PLANES_PER_COLOUR
-"""Actions 0..3 move that plane (any plane of a stack names the stack); action 4 passes
-(legal only when no plane may move). Every environment and the simulator number them so."""
-ACTIONS: Final = PLANES_PER_COLOUR + 1
-
-Int8s = npt.NDArray[np.int8]
-UInt8s = npt.NDArray[np.uint8]
-Words = npt.NDArray[np.uint32]
-Bools = npt.NDArray[np.bool_]
-Indices = npt.NDArray[np.intp]
-
-_FACES: Final = 7
-"""Roll values 0..6 (0 unused): the inner index of a path."""
-_PATHS: Final = 256 * _FACES
-"""Paths of one player, indexed (progress byte) * 7 + roll; the hangar's byte is 255."""
-_NO_TARGET: Final = 0x7F
-"""A progress no plane ever has: a capture target that hits nothing."""
-_ONES: Final = np.uint32(0x01010101)
-"""Multiplying a byte by this repeats it in all four bytes of a word."""
-_LOW_7: Final = np.uint32(0x7F7F7F7F)
-_HIGH_1: Final = np.uint32(0x80808080)
-_BYTE_WEIGHTS: Final = np.uint32(0x01020408)
-"""(a word of 0/1 bytes) * this >> 24 = b0 + 2 b1 + 4 b2 + 8 b3: the word's plane bits."""
-_ALL_CENTRE: Final = np.uint32(CENTRE * 0x01010101)
-"""Four planes in the centre."""
-_PLANE_IDS: Final = np.arange(PLANES_PER_COLOUR, dtype=np.uint8)
-_CHOICES: Final = 12
-"""A uniform pick in 0..11 chooses uniformly among 1, 2, 3 or 4 legal moves."""
-_DRAWS: Final = 6 * _CHOICES
-"""The fast random step draws one number 0..71 per game: die = draw // 12 + 1 and
-pick = draw % 12 are independent and uniform."""
-
-
-def _byte_masks() -> Words:
-    """_BYTE_MASKS[bits]: the word with byte i all ones for each plane bit i (0..15)."""
-    return np.array([sum(0xFF << (8 * i) for i in range(4) if bits >> i & 1) for bits in range(16)], np.uint32)
-
-
-def _choice_table() -> Indices:
-    """_CHOICE_TABLE[bits * 72 + draw]: the plane that pick draw % 12 chooses among the
-    planes in `bits` (PASS_ACTION when there are none)."""
-    table = np.full(16 * _DRAWS, PASS_ACTION, np.intp)
-    for bits in range(1, 16):
-        planes = [plane for plane in range(PLANES_PER_COLOUR) if bits >> plane & 1]
-        for draw in range(_DRAWS):
-            table[bits * _DRAWS + draw] = planes[draw % _CHOICES * len(planes) // _CHOICES]
-    return table
-
-
-_BYTE_MASKS: Final = _byte_masks()
-_ACTION_MASKS: Final = np.append(_BYTE_MASKS[[1, 2, 4, 8]], np.uint32(0))
-"""_ACTION_MASKS[action]: the byte of the named plane (none for a pass)."""
-_ACTION_BITS: Final = np.array([1, 2, 4, 8, 0], np.uint8)
-_ACTION_SHIFTS: Final = np.array([0, 8, 16, 24, 0], np.uint32)
-"""_ACTION_SHIFTS[action]: where the named plane's byte is in the word."""
-_CHOICE_TABLE: Final = _choice_table()
-_DIE_OF_DRAW: Final = np.arange(_DRAWS, dtype=np.intp) // _CHOICES + 1
-
-
-def _as_indices(values: npt.ArrayLike) -> Indices:
-    """Rolls or actions as index integers (table look-ups with them are the fastest)."""
-    return np.asarray(values).astype(np.intp)
-
-
-def _equal_bytes(words: Words, other: Words | np.uint32) -> Words:
-    """0xFF in each byte where the two words hold the same byte, else 0 (exact, no carries)."""
-    x = words ^ other
-    clear = ~(((x & _LOW_7) + _LOW_7) | x) & _HIGH_1
-    return (clear >> np.uint32(7)) * np.uint32(0xFF)
-
-
-def _plane_bits(byte_masks: Words) -> UInt8s:
-    """The plane bits (0..15) of words whose bytes are 0x00 or 0xFF (or 0 and 1)."""
-    return (((byte_masks & _ONES) * _BYTE_WEIGHTS) >> np.uint32(24)).astype(np.uint8)
-
-
-def _bool_bits(planes: Bools) -> UInt8s:
-    """The plane bits of each row of a bool [B, 4] array."""
-    return _plane_bits(np.ascontiguousarray(planes).view(np.uint32).reshape(-1))
-
-
-def _bits_to_bools(bits: UInt8s) -> Bools:
-    return ((bits[:, None] >> _PLANE_IDS) & 1).astype(np.bool_)
-
-
-# --------------------------------------------------------------------------- rule arrays
-
-
-@dataclass(frozen=True, eq=False)
-class RuleArrays:
-    """The compiled game (`flyingchess.compiled`) as arrays, for one rule set and player
-    list: nothing here is worked out from the rules, only laid out for NumPy.
-
-    A path is indexed `(progress & 0xFF) * 7 + roll`; tables that depend on the player
-    who moves add `turn * 1792`."""
-
-    end_words: Words
-    """Where the move ends, repeated in four bytes (the start where the move is illegal)."""
-    special: Bools
-    """Whether the move makes a jump or a flight."""
-    targets: Words
-    """[slot, turn * 1792 + path, j]: the progress at which planes of player j are sent
-    home by capture `slot` of that move, repeated in four bytes (0x7F: none). The slots
-    are the move's capture checks in order, then the flight line; roll 0 (used for games
-    that do not move) captures nothing."""
-    low_words: Words
-    high_words: Words
-    launch_words: Words
-    """By roll, four equal bytes: planes at progress low..high may move; planes in the
-    hangar may launch where the launch byte is 1."""
-    extra: Bools
-    """By roll: whether it gives another roll."""
-    together: bool
-    third_six: bool
-    """Whether a third six can ever fire (the option is on and a 6 rolls again)."""
-    punished: UInt8s
-    """[last_moved | six_moved << 4]: the plane bits a third six sends home."""
-    end_first: bool
-    next_turn: Int8s
-    """[turn * 16 + finished bits]: the next player still playing."""
-    last_player: Int8s
-    """[finished bits]: the lowest player not finished (the last place, under ranking)."""
-
-
-def _path_arrays(table: MoveTable) -> tuple[Words, Bools]:
-    end = np.zeros(_PATHS, np.uint32)
-    special = np.zeros(_PATHS, np.bool_)
-    for progress in range(HANGAR, CENTRE + 1):
-        for roll_value in FACES:
-            index = (progress & 0xFF) * _FACES + roll_value
-            path = table.paths[progress + 1][roll_value]
-            end[index] = ((progress if path is None else path.end) & 0xFF) * 0x01010101
-            special[index] = path is not None and path.special
-    return end, special
-
-
-def _capture_targets(game: CompiledGame) -> Words:
-    """The compiled game's captures of every move of every player, by slot (see
-    RuleArrays.targets)."""
-    count = len(game.players)
-    moves = [
-        (turn, progress, roll_value, game.effects[turn][progress + 1][roll_value])
-        for turn in range(count)
-        for progress in range(HANGAR, CENTRE + 1)
-        for roll_value in FACES
-    ]
-    check_slots = max(sum(effect.kind == "check" for effect in move[3]) for move in moves)
-    flight_slot = any(effect.kind == "fly" and effect.captures for move in moves for effect in move[3])
-    slots = check_slots + int(flight_slot)
-    targets = np.full((slots, count, _PATHS, count), _NO_TARGET, np.uint32)
-    for turn, progress, roll_value, effects in moves:
-        index = (progress & 0xFF) * _FACES + roll_value
-        checks = [effect for effect in effects if effect.kind == "check"]
-        for slot, effect in enumerate(checks):
-            for victim, target, _ in effect.captures:
-                targets[slot, turn, index, victim] = target
-        for effect in effects:
-            if effect.kind == "fly":
-                for victim, target, _ in effect.captures:
-                    targets[slots - 1, turn, index, victim] = target
-    return targets.reshape(slots, count * _PATHS, count) * _ONES
-
-
-def _movable_words(table: MoveTable) -> tuple[Words, Words, Words]:
-    """The table's `movable` sets by roll as (low, high, launch) words: each set is the
-    hangar (when the roll launches) plus one run of progress values (checked here)."""
-    low = np.full(_FACES, 0x01010101, np.uint32)
-    high = np.zeros(_FACES, np.uint32)
-    launch = np.zeros(_FACES, np.uint32)
-    for roll_value in FACES:
-        movable = set(table.movable[roll_value])
-        if HANGAR in movable:
-            launch[roll_value] = 0x01010101
-            movable.remove(HANGAR)
-        if movable:
-            first, last = min(movable), max(movable)
-            if movable != set(range(first, last + 1)):
-                raise AssertionError(f"movable planes for roll {roll_value} are not one run")
-            low[roll_value], high[roll_value] = first * 0x01010101, last * 0x01010101
-    return low, high, launch
-
-
-@lru_cache(maxsize=64)
-def rule_arrays(rules: Rules, players: tuple[str, ...]) -> RuleArrays:
-    """The arrays for `rules` and `players` (cached)."""
-    game = compile_game(rules, players)
-    table = game.table
-    end_words, special = _path_arrays(table)
-    low, high, launch = _movable_words(table)
-    next_turn = np.zeros(len(players) * 16, np.int8)
-    for turn, row in enumerate(game.next_player):
-        next_turn[turn * 16 : turn * 16 + len(row)] = row
-    last_player = np.zeros(16, np.int8)
-    last_player[: len(game.last_player)] = game.last_player
-    return RuleArrays(
-        end_words=end_words,
-        special=special,
-        targets=_capture_targets(game),
-        low_words=low,
-        high_words=high,
-        launch_words=launch,
-        extra=np.array(table.extra_roll),
-        together=table.together,
-        third_six=table.third_six_can_fire,
-        punished=np.array(game.punished, np.uint8),
-        end_first=table.end_first,
-        next_turn=next_turn,
-        last_player=last_player,
-    )
-
+from .batch_checks import checked_step
+from .batch_moves import capture, carry, movable, move_bits, move_effects, punish
+from .batch_rules import RuleArrays, rule_arrays
+from .batch_states import engine_state, load_states
+from .batch_turns import end_of_move
+from .batch_words import (
+    ACTIONS,
+    ALL_CENTRE,
+    CHOICE_TABLE,
+    CHOICES,
+    DIE_OF_DRAW,
+    DRAWS,
+    PASS_ACTION,
+    PATHS,
+    Int8s,
+    UInt8s,
+    Words,
+    as_indices,
+    bits_to_bools,
+    bool_bits,
+)
+from .batch_words import Bools as Bools  # re-exported: the environments' array types
+from .batch_words import Indices as Indices
 
 # --------------------------------------------------------------------------- the batch
 
@@ -368,45 +181,22 @@ class BatchGame:
         penalty: Bools = (rolls == 6) & (self.sixes >= 2) & ~self.over
         return penalty
 
-    def _movable(self, words: Words, rolls: Indices) -> Bools:
-        """[B, 4]: the planes that may move with the roll (every plane of a stack),
-        ignoring the three-sixes rule and the end of the game."""
-        arrays = self.arrays
-        planes = words.view(np.int8).reshape(-1, PLANES_PER_COLOUR)
-        low = arrays.low_words[rolls].view(np.int8).reshape(-1, PLANES_PER_COLOUR)
-        high = arrays.high_words[rolls].view(np.int8).reshape(-1, PLANES_PER_COLOUR)
-        launch = arrays.launch_words[rolls].view(np.bool_).reshape(-1, PLANES_PER_COLOUR)
-        movable: Bools = ((planes >= low) & (planes <= high)) | ((planes == HANGAR) & launch)
-        return movable
-
-    def _move_bits(self, words: Words, rolls: Indices, blocked: Bools) -> UInt8s:
-        """The engine's legal moves as plane bits: movable planes, a stack named by its
-        lowest plane; none where `blocked` (a third six, or the game is over)."""
-        movable = self._movable(words, rolls)
-        if self.arrays.together:
-            planes = words.view(np.int8).reshape(-1, PLANES_PER_COLOUR)
-            stacked = (planes >= STACK_FIRST) & (planes <= STACK_LAST)
-            for plane in range(1, PLANES_PER_COLOUR):
-                for lower in range(plane):
-                    movable[:, plane] &= ~(stacked[:, plane] & (planes[:, lower] == planes[:, plane]))
-        return _bool_bits(movable) * ~blocked
-
     def move_mask(self, rolls: npt.ArrayLike) -> Bools:
         """bool [B, 4]: the engine's `legal_moves` (a stack named by its lowest plane).
         A uniform choice among these is uniform over moves, not planes."""
-        indices = _as_indices(rolls)
+        indices = as_indices(rolls)
         words = self._flat_words[self._mover_rows()]
-        return _bits_to_bools(self._move_bits(words, indices, self._penalty(indices) | self.over))
+        return bits_to_bools(move_bits(self.arrays, words, indices, self._penalty(indices) | self.over))
 
     def action_mask(self, rolls: npt.ArrayLike) -> Bools:
         """bool [B, 5]: the planes 0..3 that may be named (any plane of a movable stack),
         and column 4, pass, true exactly where no plane may move (or the game is over)."""
-        indices = _as_indices(rolls)
-        movable = self._movable(self._flat_words[self._mover_rows()], indices)
-        movable &= ~(self._penalty(indices) | self.over)[:, None]
+        indices = as_indices(rolls)
+        allowed = movable(self.arrays, self._flat_words[self._mover_rows()], indices)
+        allowed &= ~(self._penalty(indices) | self.over)[:, None]
         mask = np.empty((self.batch, ACTIONS), np.bool_)
-        mask[:, :PLANES_PER_COLOUR] = movable
-        mask[:, PASS_ACTION] = ~movable.any(axis=1)
+        mask[:, :PLANES_PER_COLOUR] = allowed
+        mask[:, PASS_ACTION] = ~allowed.any(axis=1)
         return mask
 
     def mover_planes(self) -> Int8s:
@@ -418,17 +208,8 @@ class BatchGame:
         """What moving each plane of the player to move with the roll would do, from the
         compiled tables: (its progress [B, 4], whether the move captures [B, 4], whether it
         jumps or flies [B, 4]). Meaningful only for planes `move_mask` allows."""
-        indices = _as_indices(rolls)
         planes = self.mover_planes()
-        turn_offset = self.turn.astype(np.intp) * _PATHS
-        captures = np.zeros((self.batch, PLANES_PER_COLOUR), np.bool_)
-        special = np.zeros((self.batch, PLANES_PER_COLOUR), np.bool_)
-        for plane in range(PLANES_PER_COLOUR):
-            paths = planes[:, plane].view(np.uint8).astype(np.intp) * _FACES + indices
-            for slot in self.arrays.targets:
-                x = self._words ^ np.take(slot, paths + turn_offset, axis=0)
-                captures[:, plane] |= (((x - _ONES) & ~x & _HIGH_1) != 0).any(axis=1)
-            special[:, plane] = self.arrays.special[paths]
+        captures, special = move_effects(self.arrays, self._words, planes, self.turn, as_indices(rolls))
         return planes, captures, special
 
     # ----------------------------------------------------------------- stepping
@@ -439,28 +220,7 @@ class BatchGame:
         Raises ValueError naming the first game with a bad roll or an illegal action, and
         then changes nothing. Games already over ignore their roll and action, and so do
         the games where `idle` is true (they wait, exactly as they were)."""
-        rolls_in, actions_in = _as_indices(rolls), _as_indices(actions)
-        if rolls_in.shape != (self.batch,) or actions_in.shape != (self.batch,):
-            raise ValueError(f"rolls and actions must both have shape ({self.batch},)")
-        waiting = self.over if idle is None else self.over | idle
-        rolls_in = np.where(waiting, 1, rolls_in)
-        actions_in = np.where(waiting, PASS_ACTION, actions_in)
-        bad_roll = (rolls_in < 1) | (rolls_in > 6)
-        if bad_roll.any():
-            game = int(np.argmax(bad_roll))
-            raise ValueError(f"game {game}: roll {int(rolls_in[game])} is not a die value 1..6")
-        mask = self.action_mask(rolls_in)
-        mask[waiting] = False
-        mask[waiting, PASS_ACTION] = True
-        named = np.clip(actions_in, 0, PASS_ACTION)
-        bad = ~mask[np.arange(self.batch), named] | (actions_in != named)
-        if bad.any():
-            game = int(np.argmax(bad))
-            legal = [int(a) for a in np.flatnonzero(mask[game])]
-            raise ValueError(
-                f"game {game}: action {int(actions_in[game])} is illegal with roll "
-                f"{int(rolls_in[game])} (legal: {legal}); {self.to_state(game).describe()}"
-            )
+        rolls_in, actions_in = checked_step(self, rolls, actions, idle)
         self.step_unchecked(rolls_in, actions_in, idle)
 
     def step_unchecked(self, rolls: npt.ArrayLike, actions: npt.ArrayLike, idle: Bools | None = None) -> None:
@@ -469,8 +229,8 @@ class BatchGame:
         six, and in the `idle` games, which wait unchanged). Anything else leaves the
         games in states the rules never reach."""
         rows = self._mover_rows()
-        indices = _as_indices(rolls)
-        actions_in, penalty = _as_indices(actions), self._penalty(indices)
+        indices = as_indices(rolls)
+        actions_in, penalty = as_indices(actions), self._penalty(indices)
         if idle is not None:
             actions_in = np.where(idle, PASS_ACTION, actions_in)
             penalty &= ~idle
@@ -482,11 +242,11 @@ class BatchGame:
         Returns the rolls and actions played."""
         rows = self._mover_rows()
         before = self._flat_words[rows]
-        draws = rng.integers(0, _DRAWS, size=self.batch, dtype=np.int16).astype(np.intp)
-        rolls = _DIE_OF_DRAW[draws]
+        draws = rng.integers(0, DRAWS, size=self.batch, dtype=np.int16).astype(np.intp)
+        rolls = DIE_OF_DRAW[draws]
         penalty = self._penalty(rolls)
-        bits = self._move_bits(before, rolls, penalty | self.over)
-        actions = _CHOICE_TABLE[bits.astype(np.intp) * _DRAWS + draws]
+        bits = move_bits(self.arrays, before, rolls, penalty | self.over)
+        actions = CHOICE_TABLE[bits.astype(np.intp) * DRAWS + draws]
         self._advance(rows, before, rolls, actions, penalty)
         return rolls, actions
 
@@ -495,106 +255,14 @@ class BatchGame:
     ) -> None:
         """The move (or pass, or three-sixes penalty) and its consequences in every game
         not `idle`; `before` holds the mover's planes, at `rows` of the flat word array."""
-        arrays = self.arrays
         moved = actions != PASS_ACTION
-        # the named plane's progress byte, and the path it takes with the roll (0: none)
-        start = (before >> _ACTION_SHIFTS[actions]) & np.uint32(0xFF)
-        paths = (start.astype(np.intp) * _FACES + rolls) * moved
-        # the planes that move: the named one, or every plane of its stack
-        if arrays.together:
-            progress = start.astype(np.int8)
-            stacked = moved & (progress >= STACK_FIRST) & (progress <= STACK_LAST)
-            carried = np.where(stacked, _equal_bytes(before, start * _ONES), _ACTION_MASKS[actions])
-            carried_bits = _plane_bits(carried)
-        else:
-            carried, carried_bits = _ACTION_MASKS[actions], _ACTION_BITS[actions]
-        # the carried planes' bytes take the path's end, the others stay
-        after = before ^ ((before ^ arrays.end_words[paths]) & carried)
-        if arrays.third_six and penalty.any():
-            self._punish(before, after, np.flatnonzero(penalty))
-        self._capture(paths + self.turn.astype(np.intp) * _PATHS)
+        after, paths, carried = carry(self.arrays, before, rolls, actions, moved)
+        if self.arrays.third_six and penalty.any():
+            punish(self.arrays, before, after, np.flatnonzero(penalty), self.last_moved, self.six_moved)
+        capture(self.arrays, self._flat_words, paths + self.turn.astype(np.intp) * PATHS)
         self._flat_words[rows] = after
-        finished_now = moved & (after == _ALL_CENTRE)  # the mover's last plane came home
-        self._end_of_move(rolls, moved, penalty, carried_bits, finished_now, idle)
-
-    def _punish(self, before: Words, after: Words, games: Indices) -> None:
-        """A third six sends home the planes the compiled three-sixes rule names (from the
-        planes moved last and by the sixes), sparing those already in the centre."""
-        named = self.arrays.punished[self.last_moved[games].astype(np.intp) | self.six_moved[games] << 4]
-        words = before[games]
-        in_centre = _equal_bytes(words, _ALL_CENTRE)
-        after[games] = words | (_BYTE_MASKS[named] & ~in_centre)  # a 0xFF byte is the hangar
-
-    def _capture(self, paths: Indices) -> None:
-        """Send home every opponent plane the compiled game's captures name for the moves
-        made. A cheap any-byte-equal test finds the few (game, player) words hit; only
-        those are fixed."""
-        flat = self._flat_words
-        for slot in self.arrays.targets:
-            targets = slot.take(paths, axis=0).reshape(-1)
-            x = flat ^ targets
-            hit = np.flatnonzero(((x - _ONES) & ~x & _HIGH_1) != 0)
-            if len(hit):
-                flat[hit] |= _equal_bytes(flat[hit], targets[hit])  # 0xFF: the hangar
-
-    def _end_of_move(
-        self,
-        rolls: Indices,
-        moved: Bools,
-        penalty: Bools,
-        carried: UInt8s,
-        finished_now: Bools,
-        idle: Bools | None = None,
-    ) -> None:
-        """After the move (docs/rules.md, a turn and three sixes): another roll or the next
-        player, the count of sixes and the planes they moved, the plane moved last, and
-        the ranking when a player has just finished. `idle` games keep all of it."""
-        if idle is not None:
-            kept = (self.sixes.copy(), self.six_moved.copy(), self.last_moved.copy(), self.turn.copy())
-        # (Selections are arithmetic, the fastest NumPy form here: `x * flag` keeps x where
-        # flag is true and gives 0 elsewhere; `b ^ ((a ^ b) * flag)` is a where flag, else b.)
-        arrays = self.arrays
-        was_over = self.over.copy()  # games over before this roll stay as they are
-        # a face in extra_roll rolls again, unless it was a third six or the last plane home
-        rolls_again = arrays.extra[rolls] & ~(penalty | finished_now | was_over)
-        # sixes in a row and the planes they moved; any other outcome starts them again
-        another_six = rolls_again & (rolls == 6)
-        self.sixes = (self.sixes + 1) * another_six
-        self.six_moved = (self.six_moved | carried) * another_six
-        # the planes moved most recently in this turn (a pass keeps the earlier ones),
-        # forgotten when the turn passes
-        latest = self.last_moved ^ ((self.last_moved ^ carried) * moved)
-        self.last_moved = latest * rolls_again
-        ended = self._finish(np.flatnonzero(finished_now)) if finished_now.any() else None
-        # who rolls next: the same player (another roll; a game over), or the next still playing
-        next_player = arrays.next_turn[self.turn.astype(np.intp) * 16 + self.finished]
-        self.turn = next_player ^ ((self.turn ^ next_player) * (rolls_again | was_over))
-        if ended is not None:
-            self.turn[ended] = 0  # as in the engine, a game over shows player 0 to move
-        if idle is not None:
-            for name, value in zip(("sixes", "six_moved", "last_moved", "turn"), kept):
-                getattr(self, name)[idle] = value[idle]
-            self.rolls += ~(was_over | idle)
-        else:
-            self.rolls += ~was_over
-
-    def _finish(self, games: Indices) -> Indices:
-        """The players who have just brought their last plane home take the next place;
-        returns the games that end (the first to finish under `end: first`, else the
-        second-to-last, the last player taking the last place)."""
-        turn = self.turn[games]
-        self.ranking[games, self.ranked[games]] = turn
-        self.ranked[games] += 1
-        self.finished[games] |= np.left_shift(1, turn).astype(np.uint8)
-        if self.arrays.end_first:
-            ended = games
-        else:
-            ended = games[self.ranked[games] >= len(self.players) - 1]
-            self.ranking[ended, self.ranked[ended]] = self.arrays.last_player[self.finished[ended]]
-            self.ranked[ended] += 1
-        self.over[ended] = True
-        self.winner[ended] = self.ranking[ended, 0]
-        return ended
+        finished_now = moved & (after == ALL_CENTRE)  # the mover's last plane came home
+        end_of_move(self, rolls, moved, penalty, carried, finished_now, idle)
 
     # ----------------------------------------------------------------- engine view
 
@@ -605,51 +273,14 @@ class BatchGame:
         a position on the batch simulator."""
         if not states:
             raise ValueError("no states to make a batch of")
-        first = states[0]
-        game = cls(first.rules, first.players, len(states))
-        for row, state in enumerate(states):
-            if state.rules != first.rules or state.players != first.players:
-                raise ValueError("the states of one batch share their rules and players")
-            if state.roll is not None:
-                raise ValueError(f"a state waiting for a move cannot join a batch: {state.describe()}")
-            game.positions[row] = state.planes
-            game.turn[row] = state.turn
-            game.sixes[row] = state.sixes
-            game.last_moved[row] = sum(1 << plane for plane in set(state.last_moved))
-            game.six_moved[row] = sum(1 << plane for plane in set(state.six_moved))
-            game.finished[row] = sum(
-                1 << seat for seat, planes in enumerate(state.planes) if all(p == CENTRE for p in planes)
-            )
-            ranked = [first.players.index(colour) for colour in state.ranking]
-            game.ranking[row, : len(ranked)] = ranked
-            game.ranked[row] = len(ranked)
-            game.over[row] = state.over
-            game.winner[row] = ranked[0] if state.over and ranked else -1
+        game = cls(states[0].rules, states[0].players, len(states))
+        load_states(game, states)
         return game
 
     def to_state(self, game: int) -> State:
-        """The engine's `State` of game `game`, waiting for the die (or over).
-
-        `last_moved` and `six_moved` come out as sorted plane indices (the engine keeps
-        them in move order, maybe repeated; only the sets matter to the rules)."""
-
-        def planes_in(bits: int) -> tuple[int, ...]:
-            return tuple(i for i in range(PLANES_PER_COLOUR) if bits >> i & 1)
-
-        planes = tuple(tuple(int(p) for p in row) for row in self.positions[game])
-        ranking = tuple(self.players[int(i)] for i in self.ranking[game, : int(self.ranked[game])])
-        return State(
-            self.rules,
-            self.players,
-            planes,
-            int(self.turn[game]),
-            None,
-            int(self.sixes[game]),
-            planes_in(int(self.last_moved[game])),
-            planes_in(int(self.six_moved[game])),
-            ranking,
-            bool(self.over[game]),
-        )
+        """The engine's `State` of game `game`, waiting for the die (or over); `last_moved`
+        and `six_moved` as sorted plane indices (only the sets matter to the rules)."""
+        return engine_state(self, game)
 
 
 # --------------------------------------------------------------------------- policies
@@ -658,8 +289,8 @@ class BatchGame:
 def random_actions(mask: Bools, rng: np.random.Generator) -> Indices:
     """A uniformly random true plane column of each row of `mask` ([B, 4] or [B, 5]); PASS_ACTION
     where no plane column is true. Give `move_mask` for a uniform choice among moves."""
-    picks = rng.integers(0, _CHOICES, size=mask.shape[0], dtype=np.int16)
-    actions: Indices = _CHOICE_TABLE[_bool_bits(mask[:, :PLANES_PER_COLOUR]).astype(np.intp) * _DRAWS + picks]
+    picks = rng.integers(0, CHOICES, size=mask.shape[0], dtype=np.int16)
+    actions: Indices = CHOICE_TABLE[bool_bits(mask[:, :PLANES_PER_COLOUR]).astype(np.intp) * DRAWS + picks]
     return actions
 
 
@@ -668,7 +299,7 @@ def heuristic_actions(game: BatchGame, rolls: npt.ArrayLike, mask: Bools | None 
     capture, else a jump or flight, else a launch, else the furthest plane; ties go to
     the largest progress, then the lowest index. `mask` ([B, 4] or [B, 5]) defaults to
     `game.move_mask(rolls)`. What each move does comes from `BatchGame.move_facts`."""
-    indices = _as_indices(rolls)
+    indices = as_indices(rolls)
     legal = game.move_mask(indices) if mask is None else mask[:, :PLANES_PER_COLOUR]
     start, captures, special = game.move_facts(indices)
     category = np.select([captures, special, start == HANGAR], [3, 2, 1], 0)
