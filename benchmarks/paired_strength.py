@@ -5,10 +5,8 @@ difference, with 95% intervals.
 
 Game i seats the bot at i % players against `players - 1` copies of the opponent, with
 dice seed `seed + i // players` (benchmarks/bot_strength.py's games); the baseline plays
-the very same games. `--opponent a,b,c` seats a mixed table: each other seat of game i
-one of them, drawn for that game (the same for every bot measured), never all the same
-one. The difference is taken game by game (won by one, by the other, or by both or
-neither), so its interval is much narrower than the two rates' own.
+the very same games. The difference is taken game by game (won by one, by the other, or
+by both or neither), so its interval is much narrower than the two rates' own.
 `ace:self-play` is the ace bot that never plays a best response (its search and
 network as before the response networks); see `build` for the other variants.
 """
@@ -50,8 +48,7 @@ def network(weights: str, offsets: str = "") -> ValueNet:
 def build(name: str, seed: int) -> Bot:
     """A registered bot or level, or a variant of ace: `ace:self-play` (never a best
     response), `ace:model` (the opponent's replies modelled, the self-play network's
-    values), `ace:net=FILE` (modelled, the response network in FILE), `ace:mixed=FILE`
-    (ace as it ships, with the network in FILE for mixed tables), `ace:value=FILE` (ace
+    values), `ace:net=FILE` (modelled, the response network in FILE), `ace:value=FILE` (ace
     as it ships, with the self-play network in FILE and no seat calibration: give the
     other side the shipped bots/value_weights.npz to compare the networks alone),
     `ace:value=FILE+OFFSETS` (the same with the seat calibration in OFFSETS, as
@@ -77,39 +74,21 @@ def build(name: str, seed: int) -> Bot:
     if variant.startswith("value="):
         weights, _, offsets = variant.removeprefix("value=").partition("+")
         return AceBot(seed, depth, net=network(weights, offsets))
-    if variant.startswith("mixed="):
-        from flyingchess.bots.value import MIXED, response_net
-
-        mixed = network(variant.removeprefix("mixed="))
-        return AceBot(seed, depth, responses=lambda table: mixed if table == MIXED else response_net(table))
     raise SystemExit(
-        f"unknown variant {name!r}: ace:self-play, ace:model, ace:net=FILE, ace:mixed=FILE or ace:value=FILE[+OFFSETS] "
+        f"unknown variant {name!r}: ace:self-play, ace:model, ace:net=FILE or ace:value=FILE[+OFFSETS] "
         "(each maybe @DEPTH)"
     )
 
 
-def seated(opponents: list[str], players: int, index: int, seed: int) -> list[str]:
-    """The opponents of game `index`, one a seat: the one bot, or a mix of several drawn
-    for that game (never all the same)."""
-    if len(opponents) == 1:
-        return opponents * (players - 1)
-    draw = random.Random(seed * 1_000_003 + index)
-    while True:
-        table = [draw.choice(opponents) for _ in range(players - 1)]
-        if len(set(table)) > 1:
-            return table
-
-
 def outcomes(
-    name: str, opponents: list[str], rules: Rules, players: int, games: int, seed: int, progress: Progress
+    name: str, opponent: str, rules: Rules, players: int, games: int, seed: int, progress: Progress
 ) -> list[int]:
     """1 or 0 per game: whether `name` finished first."""
     task = progress.add_task(name, total=games)
     won = []
     for index in range(games):
         seat = index % players
-        others = iter(seated(opponents, players, index, seed))
-        bots = [build(name, index) if s == seat else make_bot(next(others), index * 4 + s) for s in range(players)]
+        bots = [build(name, index) if s == seat else make_bot(opponent, index * 4 + s) for s in range(players)]
         final, _ = play_bots(rules, bots, random.Random(seed + index // players))
         won.append(int(final.winner == final.players[seat]))
         progress.advance(task)
@@ -122,7 +101,7 @@ def main() -> None:
         "--bot", default="ace", help="the bot, or several separated by commas (each against the baseline)"
     )
     parser.add_argument("--baseline", default="ace:self-play")
-    parser.add_argument("--opponent", default="heuristic", help="a bot, or several for a mixed table (a,b,c)")
+    parser.add_argument("--opponent", default="heuristic", help="the bot in every other seat")
     parser.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
     parser.add_argument("--preset", default="classic", choices=list(PRESETS))
     parser.add_argument("--games", type=int, default=4000)
@@ -132,20 +111,17 @@ def main() -> None:
         raise SystemExit("--games: at least 2")
     rules = Rules.preset(args.preset)
     bots = args.bot.split(",")
-    opponents = list(dict.fromkeys(args.opponent.split(",")))  # a bot named twice is one bot
-    if len(opponents) > 1 and args.players < 3:
-        raise SystemExit("--opponent: a mixed table needs at least 3 players")
     console = Console()
     console.print(
         f"{', '.join(bots)} and {args.baseline}, each against "
-        f"{f'a mix of {args.opponent}' if len(opponents) > 1 else f'{args.players - 1} x {args.opponent}'}, {args.preset}, "
+        f"{args.players - 1} x {args.opponent}, {args.preset}, "
         f"{args.games} games on the same dice, seats rotated, seed {args.seed} (parity {1 / args.players:.1%})"
     )
     started = time.perf_counter()
     with Progress(console=console, transient=True) as progress:
-        theirs = outcomes(args.baseline, opponents, rules, args.players, args.games, args.seed, progress)
+        theirs = outcomes(args.baseline, args.opponent, rules, args.players, args.games, args.seed, progress)
         results = {
-            name: outcomes(name, opponents, rules, args.players, args.games, args.seed, progress) for name in bots
+            name: outcomes(name, args.opponent, rules, args.players, args.games, args.seed, progress) for name in bots
         }
     if sum(theirs) + sum(sum(won) for won in results.values()) == 0:
         raise SystemExit("no game was won by any of the bots: nothing was measured")

@@ -31,8 +31,8 @@ heuristic bots, paired with the shipped network's on the same 2,000 games each r
     round  8: response 42.2%, shipped network 44.0%
 
 No better than the self-play network (+0.05 points on average over the eight rounds),
-so no response network ships against `heuristic` (docs/bots.md, "How close to perfect
-play"); with `--lam 1` (Monte-Carlo targets) it fell to 29-39%.
+so no response network ships against `heuristic` (docs/bots.md, "Tried and not
+shipped"); with `--lam 1` (Monte-Carlo targets) it fell to 29-39%.
 
 Against `greedy` (its batched twin, envs/evaluation.py), 2026-12-04, 12.5 minutes beside
 another run; this is the shipped bots/response_greedy.npz:
@@ -45,20 +45,11 @@ another run; this is the shipped bots/response_greedy.npz:
 and paired on 8,000 games of dice of their own (`--rounds 0 --start
 src/flyingchess/bots/response_greedy.npz --final-games 8000 --seed 3000`): one move
 ahead, 27.9% against 27.1% with 4 players (+0.8%, -0.5 .. +2.0) and 51.9% against 51.1%
-with 2 (+0.8%, -0.4 .. +2.0). In `ace`'s search, see docs/bots.md.
+with 2 (+0.8%, -0.4 .. +2.0). In `ace`'s search, see docs/bots.md ("The response
+networks").
 
-Against mixed tables (`--opponent mixed`: each other seat one of heuristic, greedy and
-learned, drawn per game), 2026-12-04, 23 minutes:
-
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/train_response.py --opponent mixed --rounds 8 --write --out /tmp/response_mixed.npz --final-games 8000 --seed 3000
-    round  1: response 31.6%, shipped network 30.1%
-    round  4: response 31.9%, shipped network 32.0%
-    round  8: response 33.4%, shipped network 31.8%
-    1-ply, 4 players against mixed: response 33.6%, shipped network 32.0% on the same 8,000 games: +1.6% (+0.4% .. +2.9%)
-    1-ply, 2 players against mixed: response 58.9%, shipped network 57.5% on the same 8,000 games: +1.4% (+0.2% .. +2.6%)
-
-Inside `ace`'s search it gained nothing (+0.1% on 4,000 games, docs/bots.md), so it
-does not ship.
+Responses to mixed tables were tried too and do not ship: docs/bots.md, "Tried and not
+shipped".
 """
 
 from __future__ import annotations
@@ -75,57 +66,19 @@ import numpy.typing as npt
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from flyingchess import Rules
-from flyingchess.bots.learned_weights import LEARNED_WEIGHTS
-from flyingchess.bots.value import MIXED_TABLE, RESPONSE_INPUTS, ValueNet, read_net, shipped_net
+from flyingchess.bots.value import RESPONSE_INPUTS, ValueNet, read_net, shipped_net
 from flyingchess.envs.batch import BatchGame, heuristic_actions, random_actions
 from flyingchess.envs.evaluation import greedy_actions
-from flyingchess.envs.training import batch_actions, response_actions, value_actions
+from flyingchess.envs.training import response_actions, value_actions
 from flyingchess.sim import wilson_interval
 from train_value import CONFIGS, Adam, Samples, lambda_returns, predictions, train
 
 Policy = Callable[[BatchGame, npt.NDArray[np.int8], npt.NDArray[np.bool_]], npt.NDArray[np.intp]]
 
 
-LEARNED = np.array(LEARNED_WEIGHTS, np.float64)
-
-
-def learned_actions(game: BatchGame, rolls: npt.NDArray[np.int8], mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.intp]:
-    """The learned bot's choices (its batched twin with the shipped weights)."""
-    del mask  # batch_actions builds its own
-    return batch_actions(game, rolls, LEARNED)
-
-
-TWINS: dict[str, Policy] = {"heuristic": heuristic_actions, "greedy": greedy_actions, "learned": learned_actions}
-"""Each bot with a batched twin, by its registry name."""
-TABLES: dict[str, tuple[str, ...]] = {"heuristic": ("heuristic",), "greedy": ("greedy",), "mixed": MIXED_TABLE}
-"""The tables a response can be trained against: every other seat of a game is one of
-the table's bots, drawn for that seat and game (`mixed`: any mix of them, one kind at
-every seat included)."""
-
-
-class Seating:
-    """Which of a table's bots sits at each seat of each game (drawn once, uniformly);
-    `actions` asks every bot seated at a roll of the batch for its choices."""
-
-    def __init__(self, table: tuple[str, ...], games: int, players: int, rng: np.random.Generator) -> None:
-        self.bots = [TWINS[name] for name in table]
-        self.seated = rng.integers(0, len(table), (games, players)) if len(table) > 1 else None
-
-    def actions(
-        self, game: BatchGame, rolls: npt.NDArray[np.int8], mask: npt.NDArray[np.bool_], ids: npt.NDArray[np.intp]
-    ) -> npt.NDArray[np.intp]:
-        """The choice of the bot at the roller's seat in every game (`ids`: each slot's
-        game); each bot is asked about its own games alone."""
-        if self.seated is None:
-            return self.bots[0](game, rolls, mask)
-        kind = self.seated[np.maximum(ids, 0), game.turn]
-        actions = np.zeros(game.batch, np.intp)
-        for k, bot in enumerate(self.bots):
-            rows = np.flatnonzero(kind == k)
-            if len(rows):
-                actions[rows] = bot(game.take(rows), rolls[rows], mask[rows])
-        return actions
-
+TWINS: dict[str, Policy] = {"heuristic": heuristic_actions, "greedy": greedy_actions}
+"""The bots a response can be trained against (every other seat of every game): those
+with a batched twin, by registry name."""
 
 WEIGHTS_DIR = Path(__file__).resolve().parents[1] / "src/flyingchess/bots"
 
@@ -135,22 +88,22 @@ def respond(
     players: tuple[str, ...],
     games: int,
     net: ValueNet,
-    table: tuple[str, ...],
+    opponent: Policy,
     explore: float,
     keep: float,
     lam: float,
     rng: np.random.Generator,
     batch: int = 2048,
 ) -> tuple[Samples, npt.NDArray[np.intp]]:
-    """Play `games` games, a random seat of each the learner, and label every position
-    before a roll with TD(lambda) targets of the response network (as train_value.self_play).
-    Returns the samples and each sample's learner."""
+    """Play `games` games, a random seat of each the learner and every other seat the
+    `opponent` (a batched twin), and label every position before a roll with TD(lambda)
+    targets of the response network (as train_value.self_play). Returns the samples and
+    each sample's learner."""
     game = BatchGame(rules, players, min(batch, games))
     count = len(players)
     positions, turns, sixes, owners, learners = [], [], [], [], []
     winners = np.full(games, -1, np.int8)
     learner_of = rng.integers(0, count, games)
-    seating = Seating(table, games, count, rng)
     started = game.batch
     game_of = np.arange(game.batch)
     while True:
@@ -164,7 +117,7 @@ def respond(
         learners.append(learner_of[game_of[live]])
         rolls = game.roll(rng)
         mask = game.move_mask(rolls)
-        actions = seating.actions(game, rolls, mask, game_of)
+        actions = opponent(game, rolls, mask)
         mine = np.flatnonzero((game_of >= 0) & (game.turn == learner_of[np.maximum(game_of, 0)]))
         if len(mine):
             chosen = response_actions(game, rolls, mask, net, mine)
@@ -194,22 +147,20 @@ def respond(
 
 
 def paired_check(
-    net: ValueNet, table: tuple[str, ...], games: int, seed: int, players: int = 4, preset: str = "classic"
+    net: ValueNet, opponent: Policy, games: int, seed: int, players: int = 4, preset: str = "classic"
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Per game, 1 or 0: whether the response network's 1-ply choice won, and whether the
-    shipped network's did, each against `players - 1` of the table's bots, seats rotated,
-    on the same dice and the same seating."""
+    shipped network's did, each against `players - 1` copies of the `opponent` (a
+    batched twin), seats rotated, on the same dice."""
     results = []
-    ids = np.arange(games)
     for use_response in (True, False):
         rng = np.random.default_rng(seed)
-        seating = Seating(table, games, players, rng)
         game = BatchGame(Rules.preset(preset), players, games)
         seat = np.arange(games) % players
         while not game.over.all():
             rolls = game.roll(rng)
             mask = game.move_mask(rolls)
-            theirs = seating.actions(game, rolls, mask, ids)
+            theirs = opponent(game, rolls, mask)
             if use_response:
                 rows = np.flatnonzero(game.turn == seat)
                 mine = theirs.copy()
@@ -234,7 +185,7 @@ def paired_line(mine: npt.NDArray[np.float64], shipped: npt.NDArray[np.float64])
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--opponent", default="heuristic", choices=sorted(TABLES), help="the table to answer")
+    parser.add_argument("--opponent", default="heuristic", choices=sorted(TWINS), help="the bot to answer")
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--games", type=int, default=1000, help="games per configuration share and round")
     parser.add_argument("--keep", type=int, default=4, help="rounds of positions to learn from")
@@ -254,7 +205,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="where --write writes (default bots/response_OPPONENT.npz)")
     args = parser.parse_args()
     out = args.out or WEIGHTS_DIR / f"response_{args.opponent}.npz"
-    table = TABLES[args.opponent]
+    opponent = TWINS[args.opponent]
     rng = np.random.default_rng(args.seed)
     if args.start:
         net = read_net(args.start.read_bytes()).responding()
@@ -276,7 +227,7 @@ def main() -> None:
                 players,
                 args.games * share,
                 net,
-                table,
+                opponent,
                 args.explore,
                 args.sample,
                 args.lam,
@@ -296,7 +247,7 @@ def main() -> None:
             rng,
             learners=[learners for _, _, learners in data],
         )
-        mine, shipped = paired_check(net, table, args.check_games, args.seed + 1000 + round_)
+        mine, shipped = paired_check(net, opponent, args.check_games, args.seed + 1000 + round_)
         low, high = wilson_interval(int(mine.sum()), len(mine))
         print(
             f"round {round_ + 1:2}: played {played:4.0f} s, {positions:,} positions, loss {loss:.4f}; "
@@ -309,7 +260,7 @@ def main() -> None:
     if args.write:
         print(f"wrote {out}")
     for players in (4, 2) if args.final_games else ():
-        mine, shipped = paired_check(net, table, args.final_games, args.seed + 1, players=players)
+        mine, shipped = paired_check(net, opponent, args.final_games, args.seed + 1, players=players)
         print(f"1-ply, {players} players against {args.opponent}: {paired_line(mine, shipped)}", flush=True)
 
 

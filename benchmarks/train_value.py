@@ -32,45 +32,12 @@ ply, 2,000 games a round):
 
 Ten more rounds from those weights (`--start`) and a run with half the seats played by
 the heuristic bot (`--mix 0.5`) gave no better network on common dice (41.9% against
-41.8% over 4,000 games): docs/bots.md says what was tried. The recorded run, made again
-on 2026-12-04 (`--out /tmp/baseline.npz --final-games 4000`, 15 minutes beside another
-run), wrote the shipped weights byte for byte; paired with the shipped network (which
-adds the seat calibration) on 4,000 games: 43.2% against 43.1%.
-
-Whether the move previews help (issue 28; `--previews`: the inputs end with what the
-roller's moves would do for each face, envs/training.py `roll_previews`), the same run
-with them, 2026-12-04 (29 minutes: each position costs more to encode):
-
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/train_value.py --previews --write --out /tmp/previews.npz --final-games 4000
-    round  6: check 36.3%      (without previews: 38.9%)
-    round 12: check 40.6%      (without previews: 43.6%)
-    1-ply vs 3 heuristic on the same 4,000 games: this network 40.6%, the shipped one 43.1%; difference -2.5% (-4.3% .. -0.6%)
-
-and eight rounds more from there (`--start /tmp/previews.npz --rounds 8 --seed 2027`,
-20 minutes): 42.8% against the shipped network's 42.9% on 4,000 games (-0.1%, -1.9 ..
-+1.7). With the same training the previews learn slower, and with two thirds more they
-only catch up: the value's inputs already hold what they say (the captures every face
-makes, and the progress in expected rolls that prices jumps and flights). None ships.
-
-Expert iteration (issue 28; `--expert DEPTH`: each sampled position's target is every
-player's chance searched DEPTH rolls deep with the network at the leaves,
-envs/training.py `searched_chances`, instead of the lambda-return), from the shipped
-weights, 2026-12-04 (the last line of each: 1-ply vs 3 heuristic on the same 4,000
-games, the shipped network with its seat calibration, the new one without):
-
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/train_value.py --expert 1 --start src/flyingchess/bots/value_weights.npz --rounds 8 --sample 0.1 --rate 5e-4 --seed 2030 --final-games 4000 --out /tmp/expert1.npz --write
-    11 minutes: this network 40.8%, the shipped one 41.2%; difference -0.4% (-2.1% .. +1.3%)
-    ... --expert 2 --rounds 6 --sample 0.03 (the rest the same; --out /tmp/expert2.npz)
-    16 minutes (most of each round the search): 42.2% against 41.2%; +1.0% (-0.7% .. +2.7%)
-    ... --expert 2 --start /tmp/expert2.npz --rounds 6 --sample 0.03 (--out /tmp/expert3.npz)
-    16 minutes: 42.6% against 41.2%; +1.4% (-0.3% .. +3.2%)
-
-One roll deep is TD(0) with the dice averaged out: no gain. Two rolls deep teaches the
-network what `ace`'s search sees; docs/bots.md ("Expert iteration") has what it does
-inside `ace`; the last network is kept as benchmarks/weights/value_expert.npz, with a
-seat calibration of its own (benchmarks/weights/value_expert.json). It does not ship:
-calibrated, against `ace` as it ships, it is level (+0.2 points on 7,600 paired
-4-player games, -0.3 on 2,000 2-player ones).
+41.8% over 4,000 games). The recorded run, made again on 2026-12-04 (`--out
+/tmp/baseline.npz --final-games 4000`, 15 minutes beside another run), wrote the shipped
+weights byte for byte; paired with the shipped network (which adds the seat calibration)
+on 4,000 games: 43.2% against 43.1%. Other inputs and targets that were tried (roll
+previews, expert iteration) and why they do not ship: docs/bots.md, "Tried and not
+shipped".
 """
 
 from __future__ import annotations
@@ -87,9 +54,9 @@ import numpy.typing as npt
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from flyingchess import PRESETS, Rules
-from flyingchess.bots.value import INPUTS, PREVIEW_INPUTS, SLOTS, ValueNet, read_net, shipped_net
+from flyingchess.bots.value import INPUTS, SLOTS, ValueNet, encode, read_net, shipped_net, value_tables
 from flyingchess.envs.batch import BatchGame, heuristic_actions, random_actions
-from flyingchess.envs.training import games_at, network_inputs, searched_chances, value_actions
+from flyingchess.envs.training import value_actions
 from flyingchess.sim import wilson_interval
 
 WEIGHTS = Path(__file__).resolve().parents[1] / "src/flyingchess/bots/value_weights.npz"
@@ -207,23 +174,11 @@ def predictions(
         part = slice(start, start + 8192)
         turn = turns[part].astype(np.intp)
         learner = None if learners is None else learners[part]
-        inputs = network_inputs(net, rules, players, positions[part], turn, sixes[part], learner)
+        inputs = encode(value_tables(rules, players), positions[part], turn, sixes[part], learner)
         slots = net.chances(inputs, count)[:, :count]
         order = (turn[:, None] + np.arange(count)) % count
         np.put_along_axis(predicted[part], order, slots, axis=1)
     return predicted
-
-
-def expert_targets(
-    net: ValueNet, rules: Rules, players: tuple[str, ...], samples: Samples, depth: int, chunk: int = 2048
-) -> Samples:
-    """`samples` with each position's target replaced by the `depth`-roll search's values."""
-    target = np.empty_like(samples.target)
-    for start in range(0, len(samples.turn), chunk):
-        part = slice(start, start + chunk)
-        game = games_at(rules, players, samples.positions[part], samples.turn[part], samples.sixes[part])
-        target[part] = searched_chances(game, net, depth)
-    return samples._replace(target=target)
 
 
 def lambda_returns(
@@ -302,9 +257,8 @@ def train(
         pick = rng.integers(0, len(samples.turn), size)
         turn = samples.turn[pick].astype(np.intp)
         learner = None if learners is None else learners[which][pick]
-        inputs = network_inputs(
-            net, Rules.preset(preset), players, samples.positions[pick], turn, samples.sixes[pick], learner
-        )
+        tables = value_tables(Rules.preset(preset), players)
+        inputs = encode(tables, samples.positions[pick], turn, samples.sixes[pick], learner)
         count = len(players)
         target = np.zeros((size, SLOTS), np.float32)
         order = (turn[:, None] + np.arange(count)) % count
@@ -366,29 +320,20 @@ def main() -> None:
     parser.add_argument("--check-games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--start", type=Path, help="continue from these weights")
-    parser.add_argument(
-        "--expert", type=int, default=0, help="targets from a search this many rolls deep (0: TD(lambda), as recorded)"
-    )
     parser.add_argument("--mix", type=float, default=0.0, help="chance that a seat is played by the heuristic bot")
-    parser.add_argument(
-        "--previews", action="store_true", help="add the roll previews to the inputs (an experiment: none ships)"
-    )
     parser.add_argument(
         "--final-games", type=int, default=0, help="at the end, this many games against the shipped network, paired"
     )
     parser.add_argument("--write", action="store_true", help=f"write the weights to {WEIGHTS.name} after each round")
     parser.add_argument("--out", type=Path, default=WEIGHTS, help="where --write writes")
     args = parser.parse_args()
-    if args.previews and args.write and args.out == WEIGHTS:
-        parser.error("a network with roll previews does not ship: give --out for its weights")
     rng = np.random.default_rng(args.seed)
-    inputs = PREVIEW_INPUTS if args.previews else INPUTS
-    net = ValueNet.random(args.hidden, rng, inputs)
+    net = ValueNet.random(args.hidden, rng)
     if args.start:
         net = read_net(args.start.read_bytes())
     adam = Adam(net, args.rate)
     history: list[list[tuple[int, Samples]]] = []
-    print(f"value network: {inputs} inputs, {args.hidden} hidden, {SLOTS} outputs; seed {args.seed}", flush=True)
+    print(f"value network: {INPUTS} inputs, {args.hidden} hidden, {SLOTS} outputs; seed {args.seed}", flush=True)
     began = time.perf_counter()
     for round_ in range(args.rounds):
         started = time.perf_counter()
@@ -402,12 +347,10 @@ def main() -> None:
                 player,
                 args.explore,
                 args.sample,
-                1.0 if args.expert else args.lam,
+                args.lam,
                 rng,
                 mix=args.mix,
             )
-            if args.expert:
-                samples = expert_targets(net, Rules.preset(preset), players, samples, args.expert)
             fresh.append((config, samples))
         history = [*history[-(args.keep - 1) :], fresh] if args.keep > 1 else [fresh]
         data = [item for round_data in history for item in round_data]

@@ -1,7 +1,7 @@
 """The best response: the ace bot told who sits at the table and searching with the
-opponent's own replies, best-response networks (trained against one known bot or a mix:
-one ships, against greedy, and serves expectimax too; most tests use one warm-started
-from the shipped network), and the batch simulator's twin of the choice (docs/bots.md)."""
+opponent's own replies, best-response networks (trained against one known bot: one
+ships, against greedy, and serves expectimax too; most tests use one warm-started from
+the shipped network), and the batch simulator's twin of the choice (docs/bots.md)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ from flyingchess.bots import HeuristicBot, introduce, make_bot
 from flyingchess.bots.ace import AceBot
 from flyingchess.bots.value import (
     INPUTS,
-    MIXED,
     RESPONSE_INPUTS,
     RESPONSES,
     SLOTS,
@@ -145,23 +144,23 @@ def test_a_table_of_one_bot_ace_cannot_model_gets_its_response_network_at_the_le
 
 
 @pytest.mark.parametrize(
-    ("table", "mixed"),
+    ("table", "one_bot"),
     [
-        ({"yellow": "heuristic", "blue": "greedy", "green": "heuristic"}, True),
-        ({"yellow": "casual", "blue": "greedy", "green": "learned"}, True),  # a level name is its bot
-        ({"yellow": "greedy", "blue": "learned"}, True),
-        ({"yellow": "greedy", "blue": "expectimax", "green": "heuristic"}, False),  # not trained against it
+        ({"yellow": "heuristic", "blue": "greedy", "green": "heuristic"}, False),
+        ({"yellow": "casual", "blue": "greedy", "green": "learned"}, False),  # a level name is its bot
+        ({"yellow": "greedy", "blue": "learned"}, False),
         ({"yellow": "greedy", "blue": None, "green": "heuristic"}, False),  # a person at the table
-        ({"yellow": "greedy", "blue": "greedy", "green": "greedy"}, False),  # one bot: its own network
+        ({"yellow": "greedy", "blue": "sensible", "green": "greedy"}, True),  # one bot, by two names
     ],
 )
-def test_a_mix_of_the_bots_the_mixed_network_was_trained_against_gets_it(
-    table: dict[str, str | None], mixed: bool
+def test_a_table_of_several_bots_gets_the_self_play_network_whatever_networks_there_are(
+    table: dict[str, str | None], one_bot: bool
 ) -> None:
     trained = shipped_net().responding()
-    ace = AceBot(responses=lambda opponent: trained if opponent == MIXED else None)
+    ace = AceBot(responses=lambda opponent: trained)  # a network for every bot and every name
     ace.meet("red", {"red": "ace", **table})
-    assert (ace.net is trained) is mixed and ace.opponent is None
+    assert (ace.net is trained) is one_bot and (ace.net is ace.self_play) is not one_bot
+    assert ace.opponent is None
     never = AceBot(respond=False, responses=lambda opponent: trained)
     never.meet("red", {"red": "ace", **table})
     assert never.net is never.self_play
@@ -176,7 +175,7 @@ def test_a_table_of_expectimax_gets_the_network_trained_against_greedy() -> None
     assert all(
         np.array_equal(*pair) for pair in zip(ace.net.arrays().values(), response_net("greedy").arrays().values())
     )
-    ace.meet("red", {"red": "ace", "yellow": "expectimax", "blue": "greedy"})  # a mix: not one MIXED_TABLE has
+    ace.meet("red", {"red": "ace", "yellow": "expectimax", "blue": "greedy"})  # a mix: no response
     assert ace.net is ace.self_play
 
 

@@ -19,9 +19,8 @@ every other seat is one bot it can model (`MODELLED`), the opponents' replies in
 search are that bot's own choices; with one bot of any kind in every other seat, the
 leaves are valued by the network that answers it where one ships (bots/value.py,
 `response_net`: trained against it, or against a bot that plays like it), else by the
-self-play network; a mix of the bots one network was trained against together
-(value.MIXED_TABLE) gets that network where one ships. Otherwise (humans, unknown
-clients, other mixes) it searches as above.
+self-play network. Otherwise (humans, unknown clients, mixed tables) it searches as
+above.
 Against a modelled table, a close call (moves within `CLOSE_CALL` of the best) is
 searched a roll deeper: where the choice matters least the depth-3 values are noisiest,
 and the modelled replies make a fourth roll cheap enough for those moves alone.
@@ -37,7 +36,7 @@ from ..game import State, apply_unchecked, legal_moves, moves_unchecked, play_un
 from .base import Bot, make_bot
 from .greedy import GreedyBot
 from .levels import resolve
-from .value import MIXED, MIXED_TABLE, ValueNet, response_net, shipped_net, win_chances
+from .value import ValueNet, response_net, shipped_net, win_chances
 
 MODELLED: Final = frozenset({"heuristic"})
 """The bots whose replies the search plays out as they play them when every other seat is
@@ -47,10 +46,10 @@ search (`heuristic` decides in about 16 us; `greedy` would take most of the time
 CLOSE_CALL: Final = 0.01
 """Against a modelled table, the moves whose value is within this of the best are
 searched a roll deeper. Paired on common dice against the bot without it, 3,000 games
-of each preset on seeds of their own (docs/bots.md, "How close to perfect play"): +0.8
-to +1.6 points of win rate, none alone clear of zero, the four together +1.1 (+0.0 ..
-+2.1); wider margins (0.02, 0.03) gain no more. It costs time (a real choice's median
-2.8 ms becomes 9.9 ms), inside what a decision may take (docs/bots.md, Speed)."""
+of each preset on seeds of their own: +0.8 to +1.6 points of win rate, none alone clear
+of zero, the four together +1.1 (+0.0 .. +2.1); wider margins (0.02, 0.03) gain no
+more. It costs time (a real choice's median 2.8 ms becomes 9.9 ms), inside what a
+decision may take (docs/bots.md, "`ace`", has both)."""
 
 DEPTHS: Final = (1, 2, 3, 4)
 """1: each move's position valued as it stands; 2: over the next roll and its reply;
@@ -92,16 +91,13 @@ class AceBot:
         the bot cannot know (a person, a client). With one bot in every other seat, value
         the leaves by the network that answers it where one ships (else the self-play
         network); when that bot is modelled, search as its best response too: its replies
-        as it plays them. With a mix of `MIXED_TABLE`'s bots, the network trained against
-        such mixes, where one ships."""
+        as it plays them."""
         names = [name for seat, name in table.items() if seat != colour]
         self.net, self.opponent = self.self_play, None
         if not self.respond or not names or not all(names):
             return
         bots = {resolve(name) for name in names if name}
         if len(bots) > 1:
-            if bots <= set(MIXED_TABLE):
-                self.net = self.responses(MIXED) or self.self_play
             return
         name = bots.pop()
         self.net = self.responses(name) or self.self_play

@@ -52,12 +52,6 @@ INPUTS: Final = SLOTS * SLOT_INPUTS + GLOBAL_INPUTS
 RESPONSE_INPUTS: Final = INPUTS + SLOTS
 """A best-response network's inputs: the same, and which slot is the player it plays
 for (the others play as one known bot, see `response_net`)."""
-PREVIEW_FEATURES: Final = 5
-PREVIEW_INPUTS: Final = INPUTS + 6 * PREVIEW_FEATURES
-"""An experimental network's inputs: the same, and for each face of the roll to come what
-the roller's best move would do (envs/training.py, `roll_previews`): the value's
-counterpart of the environments' move previews. Trained by `benchmarks/train_value.py
---previews` to decide whether they help (docs/bots.md); none ships."""
 WEIGHTS_FILE: Final = "value_weights.npz"
 OFFSETS_FILE: Final = "seat_offsets.json"
 
@@ -183,14 +177,9 @@ class ValueNet:
         self.b2 = np.asarray(b2, np.float32)
         hidden = self.b1.shape[0]
         inputs = self.w1.shape[0]
-        if (
-            inputs not in (INPUTS, RESPONSE_INPUTS, PREVIEW_INPUTS)
-            or self.w1.shape[1] != hidden
-            or self.w2.shape != (hidden, SLOTS)
-        ):
+        if inputs not in (INPUTS, RESPONSE_INPUTS) or self.w1.shape[1] != hidden or self.w2.shape != (hidden, SLOTS):
             raise ValueError(
-                f"value network shapes {self.w1.shape}, {self.w2.shape}: "
-                f"expected ({INPUTS}, {RESPONSE_INPUTS} or {PREVIEW_INPUTS}, H), (H, 4)"
+                f"value network shapes {self.w1.shape}, {self.w2.shape}: expected ({INPUTS} or {RESPONSE_INPUTS}, H), (H, 4)"
             )
         if self.b2.shape != (SLOTS,):
             raise ValueError(f"value network output bias {self.b2.shape}: expected ({SLOTS},)")
@@ -200,16 +189,11 @@ class ValueNet:
         """Whether it is a best-response network (its inputs flag the learner's slot)."""
         return bool(self.w1.shape[0] == RESPONSE_INPUTS)
 
-    @property
-    def previews(self) -> bool:
-        """Whether its inputs end with the roll previews (`PREVIEW_INPUTS`)."""
-        return bool(self.w1.shape[0] == PREVIEW_INPUTS)
-
     @classmethod
-    def random(cls, hidden: int, rng: np.random.Generator, inputs: int = INPUTS) -> ValueNet:
+    def random(cls, hidden: int, rng: np.random.Generator) -> ValueNet:
         """A fresh network (He initialisation), for training."""
         return cls(
-            rng.normal(0, np.sqrt(2 / inputs), (inputs, hidden)),
+            rng.normal(0, np.sqrt(2 / INPUTS), (INPUTS, hidden)),
             np.zeros(hidden),
             rng.normal(0, np.sqrt(1 / hidden), (hidden, SLOTS)),
             np.zeros(SLOTS),
@@ -311,27 +295,21 @@ def shipped_net() -> ValueNet:
         ) from error
 
 
-MIXED: Final = "mixed"
-"""The name `response_net` knows a table of more than one of `MIXED_TABLE`'s bots by."""
-MIXED_TABLE: Final = ("heuristic", "greedy", "learned")
-"""The bots a mixed-table response is trained against (benchmarks/train_response.py
---opponent mixed): each other seat one of them, any mix."""
-
 RESPONSES: Final[dict[str, str]] = {"greedy": "response_greedy.npz", "expectimax": "response_greedy.npz"}
 """The best-response networks that ship, by the bot whose table they answer
 (benchmarks/train_response.py). Against `greedy`, `ace` with the one trained against it
 at the leaves won more than with the self-play network, paired on the same games: +1.1
-points with 4 players and +1.3 with 2 (4,000 games each; docs/bots.md, "How close to
-perfect play"). `expectimax` (greedy's evaluation a roll deeper) has no batched twin to
+points with 4 players and +1.3 with 2 (4,000 games each; docs/bots.md, "The response
+networks"). `expectimax` (greedy's evaluation a roll deeper) has no batched twin to
 train against, and the same network carries over: +1.5 and +1.0 (4,000 games each).
-The ones trained against `heuristic` and against `MIXED` tables made `ace` no stronger,
-so none ships for them."""
+The ones trained against `heuristic` and against mixed tables made `ace` no stronger,
+so none ships for them (docs/bots.md, "Tried and not shipped")."""
 
 
 @lru_cache(maxsize=8)
 def response_net(opponent: str) -> ValueNet | None:
     """The shipped network trained to answer `opponent` (a registry name) in every other
-    seat, or a mix of `MIXED_TABLE`'s bots (`MIXED`), or None where none was trained."""
+    seat, or None where none was trained."""
     file = RESPONSES.get(opponent)
     if file is None:
         return None
@@ -361,8 +339,6 @@ def win_chances(
     net = net or shipped_net()
     if net.responds != (learner is not None):
         raise ValueError("a best-response network values positions for a learner, and only it does")
-    if net.previews:
-        raise ValueError("a network with roll previews is an experiment of the batch simulator (envs/training.py)")
     first = states[0]
     count = len(first.players)
     tables = value_tables(first.rules, first.players)
@@ -381,8 +357,6 @@ def win_chances(
 
 __all__ = [
     "INPUTS",
-    "MIXED",
-    "MIXED_TABLE",
     "RESPONSES",
     "RESPONSE_INPUTS",
     "SLOTS",

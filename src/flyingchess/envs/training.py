@@ -14,11 +14,10 @@ import copy
 import numpy as np
 import numpy.typing as npt
 
-from ..board import CENTRE, PLANES_PER_COLOUR
+from ..board import PLANES_PER_COLOUR
 from ..bots.learned import FEATURES, Floats, feature_tables, features, scores
-from ..bots.value import PREVIEW_FEATURES, ValueNet, encode, value_tables
 from ..bots.value import Floats as Inputs
-from ..rules import Rules
+from ..bots.value import ValueNet, encode, value_tables
 from .batch import PASS_ACTION, BatchGame, best_afterstates
 
 
@@ -65,73 +64,17 @@ def batch_actions(game: BatchGame, rolls: npt.ArrayLike, weights: Floats) -> npt
     return actions
 
 
-def roll_previews(game: BatchGame) -> Inputs:
-    """float32 [B, 6 * PREVIEW_FEATURES]: for each face of the roll to come, what the
-    player to roll could do with it (its legal moves as the compiled tables play them: the
-    environments' move previews, summed up over the planes so that no plane's number
-    matters): whether it may move at all, the most progress one move gains (/56), and
-    whether some move captures, jumps or flies, and reaches the centre. The inputs a
-    network with previews adds (bots/value.py, PREVIEW_INPUTS)."""
-    out = np.zeros((game.batch, 6, PREVIEW_FEATURES), np.float32)
-    for face in range(1, 7):
-        rolls = np.full(game.batch, face, np.intp)
-        legal = game.move_mask(rolls)
-        start, captures, special = game.move_facts(rolls)
-        paths = start.view(np.uint8).astype(np.intp) * 7 + face
-        lands = (game.arrays.end_words[paths] & np.uint32(0xFF)).astype(np.uint8).view(np.int8)
-        gain = (np.maximum(lands, 0).astype(np.float32) - np.maximum(start, 0)) / CENTRE
-        row = out[:, face - 1]
-        row[:, 0] = legal.any(axis=1)
-        row[:, 1] = np.where(legal.any(axis=1), np.where(legal, gain, -np.inf).max(axis=1), 0)  # < 0: a bounce
-        row[:, 2] = (captures & legal).any(axis=1)
-        row[:, 3] = (special & legal).any(axis=1)
-        row[:, 4] = ((lands == CENTRE) & legal).any(axis=1)
-    previews: Inputs = out.reshape(game.batch, -1)
-    return previews
-
-
-def game_inputs(net: ValueNet, game: BatchGame, learner: npt.ArrayLike | None = None) -> Inputs:
-    """`encode`'s inputs for `net` of every game as it stands, with the roll previews
-    appended for a network that takes them."""
-    inputs = encode(value_tables(game.rules, game.players), game.positions, game.turn, game.sixes, learner)
-    if not net.previews:
-        return inputs
-    with_previews: Inputs = np.concatenate([inputs, roll_previews(game)], axis=1)
-    return with_previews
-
-
-def network_inputs(
-    net: ValueNet,
-    rules: Rules,
-    players: tuple[str, ...],
-    positions: npt.NDArray[np.int8],
-    turn: npt.ArrayLike,
-    sixes: npt.ArrayLike,
-    learner: npt.ArrayLike | None = None,
-) -> Inputs:
-    """`game_inputs` for positions kept apart from their games (the trainer's samples)."""
-    if not net.previews:
-        return encode(value_tables(rules, players), positions, turn, sixes, learner)
-    return game_inputs(net, games_at(rules, players, positions, turn, sixes), learner)
-
-
-def games_at(
-    rules: Rules, players: tuple[str, ...], positions: npt.NDArray[np.int8], turn: npt.ArrayLike, sixes: npt.ArrayLike
-) -> BatchGame:
-    """A batch of games standing at positions kept apart from their games (the trainer's
-    samples: before a roll, nobody finished yet)."""
-    game = BatchGame(rules, players, len(positions))
-    game.positions[:] = positions
-    game.turn[:] = np.asarray(turn).reshape(-1)
-    game.sixes[:] = np.asarray(sixes).reshape(-1)
-    return game
+def game_inputs(game: BatchGame, learner: npt.ArrayLike | None = None) -> Inputs:
+    """`encode`'s inputs of every game of a batch as it stands (with `learner`, for a
+    best-response network)."""
+    return encode(value_tables(game.rules, game.players), game.positions, game.turn, game.sixes, learner)
 
 
 def mover_chances(game: BatchGame, me: npt.ArrayLike, net: ValueNet) -> Floats:
     """[B]: the value network's chance that player `me` [B] finishes first in each game
     as it stands (1 or 0 once someone has)."""
     count = len(game.players)
-    inputs = game_inputs(net, game)
+    inputs = game_inputs(game)
     offsets = net.position_offsets(game.rules, game.players, game.positions, game.turn)
     chances = net.chances(inputs, count, offsets)
     me = np.asarray(me, np.intp)
@@ -140,56 +83,6 @@ def mover_chances(game: BatchGame, me: npt.ArrayLike, net: ValueNet) -> Floats:
     winner = batch_winner(game)
     result: Floats = np.where(winner >= 0, (winner == me).astype(np.float64), mine)
     return result
-
-
-def player_chances(game: BatchGame, net: ValueNet) -> Floats:
-    """[B, players]: every player's chance to finish first in each game as it stands, by
-    player (not slot, as `win_chances` gives them): the network's, with its seat
-    calibration if it has one, or 1 for whoever finished first once someone has."""
-    count = len(game.players)
-    turn = game.turn.astype(np.intp)
-    offsets = net.position_offsets(game.rules, game.players, game.positions, turn)
-    slots = net.chances(game_inputs(net, game), count, offsets)[:, :count]
-    chances = np.empty((game.batch, count))
-    np.put_along_axis(chances, (turn[:, None] + np.arange(count)) % count, slots, axis=1)
-    winner = batch_winner(game)
-    decided = winner >= 0
-    chances[decided] = np.eye(count)[winner[decided]]
-    return chances
-
-
-def searched_chances(game: BatchGame, net: ValueNet, depth: int) -> Floats:
-    """[B, players]: `player_chances` searched `depth` rolls deep, in games waiting for
-    the die: every face of the roll, the roller making the move (or the pass) whose
-    position, itself searched a roll less, is best for it (ties to the lowest plane); the
-    network at the leaves. The targets of expert iteration (benchmarks/train_value.py
-    --expert): a search's values are what `ace` plays by, and they are far less noisy
-    than the outcome of one game."""
-    chances = player_chances(game, net)
-    open_games = np.flatnonzero(batch_winner(game) < 0)
-    if depth == 0 or not len(open_games):
-        return chances
-    count = len(game.players)
-    faces = np.tile(np.arange(1, 7, dtype=np.int8), len(open_games))
-    rolled = game.take(np.repeat(open_games, 6))
-    rollers = rolled.turn.astype(np.intp)
-    legal = rolled.move_mask(faces)
-    best = np.full(len(faces), -np.inf)
-    chosen = np.zeros((len(faces), count))
-    for action in range(PASS_ACTION + 1):
-        movable = legal[:, action] if action < PASS_ACTION else ~legal.any(axis=1)
-        rows = np.flatnonzero(movable)
-        if not len(rows):
-            continue
-        after = rolled.take(rows)
-        after.step_unchecked(faces[rows], np.full(len(rows), action))
-        values = searched_chances(after, net, depth - 1)
-        mine = values[np.arange(len(rows)), rollers[rows]]
-        better = mine > best[rows]
-        best[rows[better]] = mine[better]
-        chosen[rows[better]] = values[better]
-    chances[open_games] = chosen.reshape(len(open_games), 6, count).mean(axis=1)
-    return chances
 
 
 def value_actions(game: BatchGame, rolls: npt.ArrayLike, net: ValueNet) -> npt.NDArray[np.intp]:
@@ -203,8 +96,7 @@ def learner_chances(game: BatchGame, learner: npt.NDArray[np.intp], net: ValueNe
     """[B]: a best-response network's chance that its learner (player indices [B])
     finishes first in each game as it stands (1 or 0 once someone has)."""
     count = len(game.players)
-    inputs = encode(value_tables(game.rules, game.players), game.positions, game.turn, game.sixes, learner)
-    chances = net.chances(inputs, count)
+    chances = net.chances(game_inputs(game, learner), count)
     mine = chances[np.arange(game.batch), (learner - game.turn) % count].astype(np.float64)
     winner = batch_winner(game)
     result: Floats = np.where(winner >= 0, (winner == learner).astype(np.float64), mine)
@@ -243,11 +135,9 @@ __all__ = [
     "batch_afterstates",
     "batch_features",
     "batch_winner",
-    "games_at",
+    "game_inputs",
     "learner_chances",
     "mover_chances",
-    "player_chances",
     "response_actions",
-    "searched_chances",
     "value_actions",
 ]
