@@ -248,8 +248,8 @@ def test_a_page_that_leaves_is_freed_at_once_not_by_the_garbage_collector(guarde
     """Everything a page's connection holds (its protocol, transport, outbox and tasks) is
     freed when the page leaves, by reference counting alone. A cycle through it left
     thousands of connections to the collector in a reconnection storm, and its
-    collections stopped the event loop for tens of milliseconds each (README, Running it
-    as a service: the rolling restart)."""
+    collections stopped the event loop for tens of milliseconds each (the rolling restart
+    in docs/benchmarks.md, The cluster)."""
     from websockets.sync.client import connect
 
     from flyingchess.server.transport.outbox import Outbox
