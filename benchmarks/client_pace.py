@@ -5,7 +5,7 @@ server's fastest pace, on a real `flyingchess serve` process on loopback.
 
 Prints, per game, the actions played, the client's own decisions and the wall time, and
 the client's round trip per roll or move (sent until the update that shows it): within
-its first 40 messages of a game (the burst the server allows) and after them, when the
+its first 40 messages of a game (inside the burst of 60 the server allows) and after them, when the
 client paces itself at 25 messages a second to stay under the server's limit of 30
 (docs/clients.md). Needs the `web` extra. Fails (exit 1) if no game reached its end.
 """

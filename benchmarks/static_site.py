@@ -1,4 +1,4 @@
-"""The static site's figures (docs/static-site.md), measured in headless Chromium.
+"""The static site's figures (docs/benchmarks.md, The page and the static site), measured in headless Chromium.
 
     python benchmarks/static_site.py [--lighthouse RUNS] [--json]
 

@@ -1,4 +1,4 @@
-"""Why the observation and the heuristic policy have a batched twin (docs/ARCHITECTURE.md, Twins).
+"""Why the observation and the heuristic policy have a batched twin (docs/ARCHITECTURE.md, Who derives what: Twins).
 
     python benchmarks/twins.py
 
