@@ -25,9 +25,9 @@ import threading
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, TypeVar
+from typing import Any, Final, Self, TypeVar
 
 from .events import Event, event_from_json
 from .fair_dice import Shown, Verified, verify_rolls
@@ -273,53 +273,39 @@ async def create_game(
     return Invite(base.rstrip("/"), str(created["id"])), str(created["host_token"])
 
 
-# ----------------------------------------------------------------------------- the client
+# ----------------------------------------------------------------------------- the connection
 
 
-class GameClient:
-    """One connection to one game (asyncio). Use `async with GameClient(invite) as game:`.
+class Connection:
+    """The WebSocket under a `GameClient`, opened again by itself when it drops, as the
+    page's is (`retry_delay`), every message paced under the server's limit. What is said
+    on it is the client's: each message goes to `take`; `opened` is awaited once a socket
+    is up (the seat proven on it), `dropped` told when one goes, `ended` when it is over."""
 
-    `token`: a seat's (or the host's) secret, proven on every (re)connection; `join`
-    takes an open seat and keeps the token it is given (`token` afterwards)."""
-
-    def __init__(self, invite: Invite | str, token: str | None = None, *, open_timeout: float = 10.0) -> None:
-        self.invite = invite if isinstance(invite, Invite) else Invite.parse(invite)
-        self.token = token
+    def __init__(
+        self,
+        url: str,
+        open_timeout: float,
+        *,
+        opened: Callable[[dict[str, Any]], Awaitable[None]],
+        take: Callable[[dict[str, Any]], None],
+        dropped: Callable[[], None],
+        ended: Callable[[ClientError], Awaitable[None]],
+    ) -> None:
+        self.url = url
         self.open_timeout = open_timeout
-        self.game: Game | None = None
-        """The game as last sent (None before the first snapshot)."""
-        self.you = You()
-        self.reconnections = 0
+        self.opened, self.take, self.dropped, self.ended = opened, take, dropped, ended
         self.connected = False
         """Whether the connection is open now (False while it is being opened again)."""
+        self.reconnections = 0
+        self.closed = False
         self._socket: Any = None
         self._reader: asyncio.Task[None] | None = None
-        self._updates: asyncio.Queue[Update | ClientError] = asyncio.Queue()
-        self._changed = asyncio.Condition()
-        self._answers: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        self._lost_request: dict[str, Any] | None = None
-        self._closed = False
-        self._failure: ClientError | None = None
         self._allowance = SEND_BURST
         self._allowed_at = 0.0
-        self._opening = False
-        self._asked_at: tuple[int, str | None, str] | None = None
-        """Where the game stood when the roll or move under way was sent (`_act`)."""
-        self._answer: Update | None = None
-        """The first update since then that shows the game elsewhere: the answer, even
-        when later ones (a bot's turn) arrive before the caller wakes."""
 
-    # ---------------------------------------------------------------- connecting
-
-    async def __aenter__(self) -> GameClient:
-        await self.connect()
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.close()
-
-    async def connect(self) -> None:
-        """Open the connection and wait for the game (and, with a token, the welcome)."""
+    async def start(self) -> None:
+        """Open the connection, then read it (opening it again when it drops) until closed."""
         await self._open()
         self._reader = asyncio.get_running_loop().create_task(self._read_forever())
 
@@ -328,47 +314,29 @@ class GameClient:
         from websockets.exceptions import InvalidHandshake, InvalidStatus
 
         try:
-            self._socket = await connect(self.invite.socket_url, open_timeout=self.open_timeout, max_size=2**22)
+            self._socket = await connect(self.url, open_timeout=self.open_timeout, max_size=2**22)
         except InvalidStatus as error:
             raise Refused(*_denial(error)) from None
         except (OSError, InvalidHandshake, TimeoutError) as error:
-            raise Unreachable(f"{self.invite.socket_url}: {error}") from None
-        first = await self._receive_now()
+            raise Unreachable(f"{self.url}: {error}") from None
+        first = await self.receive_now()
         if first.get("type") == "error":
             raise Refused(first.get("code", "error"), first.get("message", ""))
-        self._opening = True  # a lost request goes again only once the seat is proven
-        try:
-            await self._open_as_seat(first)
-        finally:
-            self._opening = False
+        await self.opened(first)
         self.connected = True
-        if self.game is not None and self._lost_request is not None:
-            self._resend_if_still_wanted(self.game)
 
-    async def _open_as_seat(self, first: dict[str, Any]) -> None:
-        self._take(first)
-        if self.token is not None:
-            await self._send({"type": "hello", "token": self.token})
-            while True:
-                said = await self._receive_now()
-                if said.get("type") == "error":
-                    raise Refused(said.get("code", "error"), said.get("message", ""))
-                self._take(said)
-                if said.get("type") == "welcome":
-                    break
-
-    async def _receive_now(self) -> dict[str, Any]:
+    async def receive_now(self) -> dict[str, Any]:
+        """The next message, read while opening (before the reader takes over)."""
         try:
             text = await asyncio.wait_for(self._socket.recv(), self.open_timeout)
         except Exception as error:  # closed, or no answer in time
-            raise Unreachable(f"{self.invite.socket_url}: the server did not answer ({error})") from None
+            raise Unreachable(f"{self.url}: the server did not answer ({error})") from None
         message: dict[str, Any] = json.loads(text)
         return message
 
     async def close(self) -> None:
-        self._closed = True
+        self.closed = True
         self.connected = False
-        self._updates.put_nowait(ClientError("the client was closed"))
         if self._reader is not None:
             self._reader.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -382,11 +350,11 @@ class GameClient:
         from websockets.exceptions import ConnectionClosed
 
         attempt = 0
-        while not self._closed:
+        while not self.closed:
             try:
                 async for text in self._socket:
                     attempt = 0
-                    self._take(json.loads(text))
+                    self.take(json.loads(text))
             except ConnectionClosed:
                 pass
             except (ClientError, ValueError, KeyError, TypeError) as error:  # a message it cannot read
@@ -396,16 +364,15 @@ class GameClient:
                     if isinstance(error, ClientError)
                     else ClientError(f"the server sent a message this client cannot read ({error})")
                 )
-                await self._fail(unreadable)
+                await self.ended(unreadable)
                 with contextlib.suppress(Exception):
                     await self._socket.close()
                 return
             self.connected = False
-            if self._closed:
+            if self.closed:
                 return
-            if self._lost_request is not None:
-                self._lost_request = {**self._lost_request, "lost": True}
-            while not self._closed:
+            self.dropped()
+            while not self.closed:
                 await asyncio.sleep(retry_delay(attempt))
                 attempt += 1
                 try:
@@ -414,10 +381,105 @@ class GameClient:
                     break
                 except Refused as refused:
                     if refused.code in ("unknown-game", "bad-token"):  # nothing to come back to
-                        await self._fail(refused)
+                        await self.ended(refused)
                         return
                 except Unreachable:
                     continue
+
+    async def send(self, message: dict[str, Any]) -> bool:
+        """Whether it went out (when not, the reader is reconnecting)."""
+        from websockets.exceptions import ConnectionClosed
+
+        await self._pace()
+        try:
+            await self._socket.send(json.dumps(message))
+        except ConnectionClosed:
+            return False
+        return True
+
+    async def _pace(self) -> None:
+        """Wait until one more message keeps under SEND_RATE (a token bucket of SEND_BURST)."""
+        now = asyncio.get_running_loop().time()
+        self._allowance = min(SEND_BURST, self._allowance + (now - self._allowed_at) * SEND_RATE)
+        self._allowed_at = now
+        if self._allowance < 1:
+            await asyncio.sleep((1 - self._allowance) / SEND_RATE)
+            self._allowance, self._allowed_at = 1.0, asyncio.get_running_loop().time()
+        self._allowance -= 1
+
+
+# ----------------------------------------------------------------------------- the client
+
+
+class GameFollower:
+    """One connection to one game, read into the engine's values: the snapshots and updates
+    (`game`, `updates()`), who this connection is (`you`, proven with `token` on every
+    (re)connection) and waits on the game. `GameClient` adds what it may ask; this part
+    calls on it (`_took`, `_dropped`, `_proven`) to keep a request under way in step."""
+
+    def __init__(self, invite: Invite | str, token: str | None = None, *, open_timeout: float = 10.0) -> None:
+        self.invite = invite if isinstance(invite, Invite) else Invite.parse(invite)
+        self.token = token
+        self.open_timeout = open_timeout
+        self.game: Game | None = None
+        """The game as last sent (None before the first snapshot)."""
+        self.you = You()
+        self._link = Connection(
+            self.invite.socket_url,
+            open_timeout,
+            opened=self._open_as_seat,
+            take=self._take,
+            dropped=self._dropped,
+            ended=self._fail,
+        )
+        self._updates: asyncio.Queue[Update | ClientError] = asyncio.Queue()
+        self._changed = asyncio.Condition()
+        self._answers: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self._failure: ClientError | None = None
+        self._opening = False
+
+    # ---------------------------------------------------------------- connecting
+
+    async def __aenter__(self) -> Self:
+        await self.connect()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    async def connect(self) -> None:
+        """Open the connection and wait for the game (and, with a token, the welcome)."""
+        await self._link.start()
+
+    @property
+    def connected(self) -> bool:
+        """Whether the connection is open now (False while it is being opened again)."""
+        return self._link.connected
+
+    @property
+    def reconnections(self) -> int:
+        return self._link.reconnections
+
+    async def _open_as_seat(self, first: dict[str, Any]) -> None:
+        self._opening = True  # a lost request goes again only once the seat is proven
+        try:
+            self._take(first)
+            if self.token is not None:
+                await self._send({"type": "hello", "token": self.token})
+                while True:
+                    said = await self._link.receive_now()
+                    if said.get("type") == "error":
+                        raise Refused(said.get("code", "error"), said.get("message", ""))
+                    self._take(said)
+                    if said.get("type") == "welcome":
+                        break
+        finally:
+            self._opening = False
+        self._proven()
+
+    async def close(self) -> None:
+        self._updates.put_nowait(ClientError("the client was closed"))
+        await self._link.close()
 
     async def _fail(self, error: ClientError) -> None:
         self._failure = error
@@ -442,24 +504,22 @@ class GameClient:
             return  # an old update after a fresher snapshot
         self.game = game
         update = Update(events, game, snapshot)
-        if self._answer is None and self._asked_at is not None and _where(game) != self._asked_at:
-            self._answer = update
         self._updates.put_nowait(update)
-        if snapshot and self._lost_request is not None and not self._opening:
-            self._resend_if_still_wanted(game)
+        self._took(update)
         asyncio.get_running_loop().create_task(self._notify())
-
-    def _resend_if_still_wanted(self, game: Game) -> None:
-        """A roll or move sent on a connection that dropped before its answer: sent once
-        more if the game still stands where it was sent (else it was played, or is moot)."""
-        lost, self._lost_request = self._lost_request, None
-        if lost is not None and lost.get("lost") and lost["at"] == _where(game):
-            self._lost_request = {**lost, "lost": False}
-            asyncio.get_running_loop().create_task(self._send(lost["request"]))
 
     async def _notify(self) -> None:
         async with self._changed:
             self._changed.notify_all()
+
+    def _took(self, update: Update) -> None:
+        """An update read in and queued (`GameClient`: is it the answer it awaits?)."""
+
+    def _dropped(self) -> None:
+        """The connection dropped (`GameClient`: a request under way may be lost)."""
+
+    def _proven(self) -> None:
+        """A connection (opened again) is this seat's (`GameClient`: a lost request may go again)."""
 
     # ---------------------------------------------------------------- reading the game
 
@@ -476,7 +536,7 @@ class GameClient:
         while True:
             item = await self._updates.get()
             if isinstance(item, ClientError):
-                if self._closed and self._failure is None:
+                if self._link.closed and self._failure is None:
                     return
                 raise item
             yield item
@@ -504,6 +564,51 @@ class GameClient:
         return await self.wait_until(
             lambda game: game.phase == "over" or (game.started and game.to_move in self.you.controls), timeout
         )
+
+    async def _send(self, message: dict[str, Any]) -> bool:
+        """Whether it went out (when not, the connection is being opened again)."""
+        return await self._link.send(message)
+
+
+class GameClient(GameFollower):
+    """One connection to one game (asyncio). Use `async with GameClient(invite) as game:`.
+
+    `token`: a seat's (or the host's) secret, proven on every (re)connection; `join`
+    takes an open seat and keeps the token it is given (`token` afterwards). Reading the
+    game is `GameFollower`'s; asking (a roll or move awaiting its answer) is here."""
+
+    def __init__(self, invite: Invite | str, token: str | None = None, *, open_timeout: float = 10.0) -> None:
+        super().__init__(invite, token, open_timeout=open_timeout)
+        self._lost_request: dict[str, Any] | None = None
+        self._asked_at: tuple[int, str | None, str] | None = None
+        """Where the game stood when the roll or move under way was sent (`_act`)."""
+        self._answer: Update | None = None
+        """The first update since then that shows the game elsewhere: the answer, even
+        when later ones (a bot's turn) arrive before the caller wakes."""
+
+    # ---------------------------------------------------------------- a request under way
+
+    def _took(self, update: Update) -> None:
+        if self._answer is None and self._asked_at is not None and _where(update.game) != self._asked_at:
+            self._answer = update
+        if update.snapshot and self._lost_request is not None and not self._opening:
+            self._resend_if_still_wanted(update.game)
+
+    def _dropped(self) -> None:
+        if self._lost_request is not None:
+            self._lost_request = {**self._lost_request, "lost": True}
+
+    def _proven(self) -> None:
+        if self.game is not None and self._lost_request is not None:
+            self._resend_if_still_wanted(self.game)
+
+    def _resend_if_still_wanted(self, game: Game) -> None:
+        """A roll or move sent on a connection that dropped before its answer: sent once
+        more if the game still stands where it was sent (else it was played, or is moot)."""
+        lost, self._lost_request = self._lost_request, None
+        if lost is not None and lost.get("lost") and lost["at"] == _where(game):
+            self._lost_request = {**lost, "lost": False}
+            asyncio.get_running_loop().create_task(self._send(lost["request"]))
 
     # ---------------------------------------------------------------- acting
 
@@ -600,27 +705,6 @@ class GameClient:
             if answer.get("type") in answers:
                 return answer
 
-    async def _send(self, message: dict[str, Any]) -> bool:
-        """Whether it went out (when not, the reader is reconnecting)."""
-        from websockets.exceptions import ConnectionClosed
-
-        await self._pace()
-        try:
-            await self._socket.send(json.dumps(message))
-        except ConnectionClosed:
-            return False
-        return True
-
-    async def _pace(self) -> None:
-        """Wait until one more message keeps under SEND_RATE (a token bucket of SEND_BURST)."""
-        now = asyncio.get_running_loop().time()
-        self._allowance = min(SEND_BURST, self._allowance + (now - self._allowed_at) * SEND_RATE)
-        self._allowed_at = now
-        if self._allowance < 1:
-            await asyncio.sleep((1 - self._allowance) / SEND_RATE)
-            self._allowance, self._allowed_at = 1.0, asyncio.get_running_loop().time()
-        self._allowance -= 1
-
     # ---------------------------------------------------------------- the dice
 
     async def record(self) -> str:
@@ -664,7 +748,7 @@ def _denial(error: Any) -> tuple[str, str]:
         return "refused", f"the server answered {getattr(response, 'status_code', '?')}"
 
 
-def _on_snapshot(client: GameClient, message: dict[str, Any]) -> None:
+def _on_snapshot(client: GameFollower, message: dict[str, Any]) -> None:
     if "you" in message and client.token is None:  # with a token, the welcome says
         client.you = You.from_json(message["you"])
     client._took_game(message["game"], (), snapshot=True)
@@ -679,30 +763,30 @@ def _readable_events(data: Any) -> tuple[Event, ...]:
     return tuple(events)
 
 
-def _on_update(client: GameClient, message: dict[str, Any]) -> None:
+def _on_update(client: GameFollower, message: dict[str, Any]) -> None:
     events = _readable_events(message.get("events"))
     client._took_game(message["game"], events, snapshot=False)
 
 
-def _on_welcome(client: GameClient, message: dict[str, Any]) -> None:
+def _on_welcome(client: GameFollower, message: dict[str, Any]) -> None:
     client.you = You.from_json(message)
     client._answers.put_nowait(message)
     asyncio.get_running_loop().create_task(client._notify())
 
 
-def _on_answer(client: GameClient, message: dict[str, Any]) -> None:
+def _on_answer(client: GameFollower, message: dict[str, Any]) -> None:
     client._answers.put_nowait(message)
     asyncio.get_running_loop().create_task(client._notify())
 
 
-def _on_seat_lost(client: GameClient, message: dict[str, Any]) -> None:
+def _on_seat_lost(client: GameFollower, message: dict[str, Any]) -> None:
     """The host gave this seat away: its token opens nothing any more; waits end."""
     client.token = None
     lost = Refused("seat-lost", f"the host gave {', '.join(message.get('colours') or ['this seat'])} away")
     asyncio.get_running_loop().create_task(client._fail(lost))
 
 
-_ON_MESSAGE: Final[dict[str, Callable[[GameClient, dict[str, Any]], None]]] = {
+_ON_MESSAGE: Final[dict[str, Callable[[GameFollower, dict[str, Any]], None]]] = {
     "snapshot": _on_snapshot,
     "update": _on_update,
     "welcome": _on_welcome,

@@ -14,7 +14,8 @@ import psycopg
 import psycopg_pool
 
 from ..errors import StoreError
-from .store import SCHEMA_VERSION, Sql, SqlStore, _first_line
+from .sql import Sql, _first_line
+from .store import SCHEMA_VERSION, SqlStore
 
 POSTGRES_SCHEMA = """
 CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
