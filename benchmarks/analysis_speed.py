@@ -3,7 +3,7 @@
     python benchmarks/analysis_speed.py --games 10
 
 Plays `--games` seeded 4-player classic games of heuristic bots as records, then times
-`flyingchess.analysis.chances` on every position of them and `analyse` on each whole
+`flyingchess.bots.analysis.chances` on every position of them and `analyse` on each whole
 record (what the page's chance bars, hint button and review ask the server for).
 Milliseconds for positions, seconds for records, on this machine; single process.
 """
@@ -20,10 +20,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from flyingchess import Rules
-from flyingchess.analysis import analyse, chances
 from flyingchess.bots import make_bot
-from flyingchess.game import apply_unchecked
-from flyingchess.record import Record
+from flyingchess.bots.analysis import analyse, chances
+from flyingchess.engine.game import apply_unchecked
+from flyingchess.records.record import Record
 
 
 def main() -> None:

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from flyingchess import PRESETS, Rules, legal_moves, new_game
 from flyingchess.bots import bot_names, introduce, make_bot
-from flyingchess.game import DEFAULT_PLAYERS, apply_unchecked
+from flyingchess.engine.game import DEFAULT_PLAYERS, apply_unchecked
 
 
 def decision_times(name: str, games: int, seed: int) -> tuple[list[float], list[float]]:

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from flyingchess import Rules
 from flyingchess.bots.value import encode, shipped_net, value_tables
-from flyingchess.compiled import move_table
+from flyingchess.engine.compiled import move_table
 from flyingchess.envs.batch import BatchGame, heuristic_actions, random_actions
 
 BINS = 10

@@ -46,11 +46,11 @@ from rich.table import Table
 from flyingchess import Rules
 from flyingchess.bots import Bot, make_bot
 from flyingchess.bots.value import ValueNet, response_net, shipped_net
+from flyingchess.engine.game import State, apply_unchecked, legal_moves
 from flyingchess.envs.batch import PASS_ACTION, BatchGame, heuristic_actions
 from flyingchess.envs.evaluation import greedy_actions
 from flyingchess.envs.training import batch_winner, learner_chances, mover_chances, response_actions, value_actions
-from flyingchess.game import State, apply_unchecked, legal_moves
-from flyingchess.sim import play_bots
+from flyingchess.simulation.games import play_bots
 
 BATCHED = {"heuristic": heuristic_actions, "greedy": greedy_actions}
 """Opponents with a batched twin (the playouts need one)."""

@@ -1,4 +1,4 @@
-"""How fast flyingchess.client plays: a seat taken through the client against a bot at the
+"""How fast flyingchess.clients.game_client plays: a seat taken through the client against a bot at the
 server's fastest pace, on a real `flyingchess serve` process on loopback.
 
     python benchmarks/client_pace.py [--games 3]
@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from flyingchess.client import GameClient, create_game
+from flyingchess.clients.game_client import GameClient, create_game
 from flyingchess.server.launch.process import ServerProcess
 
 

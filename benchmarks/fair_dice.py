@@ -25,7 +25,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from flyingchess.fair_dice import DiceProof, commitment_of, derive_roll, new_seed, nonce_of, verify_rolls
+from flyingchess.records.fair_dice import DiceProof, commitment_of, derive_roll, new_seed, nonce_of, verify_rolls
 
 Z_999 = 3.2905  # two-sided 99.9% normal quantile
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from flyingchess import Rules, apply, canonical_state, legal_moves, new_game, roll
 from flyingchess.bots import bot_names, make_bot
-from flyingchess.rules import PRESETS
+from flyingchess.engine.rules import PRESETS
 
 
 def random_rules(rng: random.Random) -> Rules:

@@ -23,7 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from flyingchess import Rules
 from flyingchess.bots import make_bot
-from flyingchess.sim import play_bots, wilson_interval
+from flyingchess.simulation.games import play_bots
+from flyingchess.simulation.statistics import wilson_interval
 
 
 def main() -> None:

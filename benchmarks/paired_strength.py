@@ -29,7 +29,8 @@ from rich.progress import Progress
 from flyingchess import PRESETS, Rules
 from flyingchess.bots import Bot, make_bot
 from flyingchess.bots.value import ValueNet, WrongCalibration, calibrated_net, read_net
-from flyingchess.sim import play_bots, wilson_interval
+from flyingchess.simulation.games import play_bots
+from flyingchess.simulation.statistics import wilson_interval
 
 
 @cache

@@ -39,7 +39,7 @@ from typing import Any
 import uvicorn
 from playwright.sync_api import sync_playwright
 
-from flyingchess.site import build_site
+from flyingchess.server.site import build_site
 
 READY = "document.querySelector('[data-testid=engine-status]')?.dataset.state === 'ready'"
 THROTTLE = 4
@@ -161,7 +161,7 @@ import random, time, statistics, sys
 sys.path.insert(0, "/home/pyodide/site")
 from flyingchess import Rules, new_game, legal_moves, roll
 from flyingchess.bots import make_bot
-from flyingchess.game import apply_unchecked
+from flyingchess.engine.game import apply_unchecked
 rng = random.Random(7)
 positions = []
 for players in (2, 4):

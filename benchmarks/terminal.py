@@ -33,11 +33,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from rich.console import Console
 from rich.table import Table
 
-from flyingchess.client import Invite, create_game
+from flyingchess.clients.game_client import Invite, create_game
+from flyingchess.clients.terminal.app import TerminalApp
+from flyingchess.clients.terminal.game_screen import GameScreen
+from flyingchess.clients.terminal.words import Words
 from flyingchess.server.transport.local import local_server
-from flyingchess.terminal.app import TerminalApp
-from flyingchess.terminal.game_screen import GameScreen
-from flyingchess.terminal.words import Words
 
 KEYS = ("r", "c", "l", "a", "r", "c", "right", "left")
 

@@ -70,7 +70,7 @@ from flyingchess.bots.value import RESPONSE_INPUTS, ValueNet, read_net, shipped_
 from flyingchess.envs.batch import BatchGame, heuristic_actions, random_actions
 from flyingchess.envs.evaluation import greedy_actions
 from flyingchess.envs.training import response_actions, value_actions
-from flyingchess.sim import wilson_interval
+from flyingchess.simulation.statistics import wilson_interval
 from train_value import CONFIGS, Adam, Samples, lambda_returns, predictions, train
 
 Policy = Callable[[BatchGame, npt.NDArray[np.int8], npt.NDArray[np.bool_]], npt.NDArray[np.intp]]

@@ -57,7 +57,7 @@ from flyingchess import PRESETS, Rules
 from flyingchess.bots.value import INPUTS, SLOTS, ValueNet, encode, read_net, shipped_net, value_tables
 from flyingchess.envs.batch import BatchGame, heuristic_actions, random_actions
 from flyingchess.envs.training import value_actions
-from flyingchess.sim import wilson_interval
+from flyingchess.simulation.statistics import wilson_interval
 
 WEIGHTS = Path(__file__).resolve().parents[1] / "src/flyingchess/bots/value_weights.npz"
 

@@ -25,10 +25,10 @@ import numpy as np
 
 from flyingchess import Rules
 from flyingchess.bots import make_bot
+from flyingchess.engine.game import State, legal_moves, new_game, play_out, roll
 from flyingchess.envs.batch import BatchGame, heuristic_actions
 from flyingchess.envs.observation import observe
 from flyingchess.envs.vector import batch_observe
-from flyingchess.game import State, legal_moves, new_game, play_out, roll
 
 BATCH = 1024
 

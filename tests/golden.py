@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flyingchess.events import (
+from flyingchess.engine.events import (
     Bounced,
     Captured,
     Event,
@@ -18,8 +18,8 @@ from flyingchess.events import (
     Stepped,
     ThreeSixes,
 )
-from flyingchess.game import play
-from flyingchess.record import Record
+from flyingchess.engine.game import play
+from flyingchess.records.record import Record
 
 FEATURES = (
     "launch",

@@ -8,8 +8,8 @@ from typing import Any
 from hypothesis import strategies as st
 
 from flyingchess import Rules
-from flyingchess.board import COLOURS
-from flyingchess.rules import OPTIONS, OptionSpec
+from flyingchess.engine.board import COLOURS
+from flyingchess.engine.rules import OPTIONS, OptionSpec
 
 
 def option_strategy(spec: OptionSpec) -> st.SearchStrategy[Any]:

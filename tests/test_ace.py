@@ -12,16 +12,16 @@ import pytest
 np = pytest.importorskip("numpy")
 
 from flyingchess import PRESETS, Rules, legal_moves, new_game
-from flyingchess.analysis import MISTAKE, analyse, chances, hint, reasons
-from flyingchess.board import CENTRE, HANGAR
 from flyingchess.bots import make_bot
 from flyingchess.bots.ace import AceBot
+from flyingchess.bots.analysis import MISTAKE, analyse, chances, hint, reasons
 from flyingchess.bots.learned import feature_tables, hit_chances
 from flyingchess.bots.value import CELLS, INPUTS, SLOT_INPUTS, SLOTS, ValueNet, encode, value_tables, win_chances
+from flyingchess.engine.board import CENTRE, HANGAR
+from flyingchess.engine.game import apply_unchecked
 from flyingchess.envs.batch import BatchGame
 from flyingchess.envs.training import mover_chances
-from flyingchess.game import apply_unchecked
-from flyingchess.record import Record
+from flyingchess.records.record import Record
 
 
 def played_states(players: int, preset: str | Rules, seed: int, count: int = 60) -> list:

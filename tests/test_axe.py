@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from flyingchess.terminal.words import LANGUAGES
+from flyingchess.clients.terminal.words import LANGUAGES
 
 from browser import Page
 from servers import Server

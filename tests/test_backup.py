@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from flyingchess.record import loads_record
+from flyingchess.records.record import loads_record
 
 from servers import Server, refused_start
 

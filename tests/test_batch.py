@@ -1,7 +1,7 @@
 """The NumPy batch simulator against the engine: same dice, same choices, every state equal.
 
 Each test plays a batch of games through `flyingchess.envs.batch` and, in lockstep, the
-same games through `flyingchess.game.play`; after every roll every game's state (the
+same games through `flyingchess.engine.game.play`; after every roll every game's state (the
 canonical state plus the three-sixes memory), its masks and, for the heuristic policy,
 its choice are compared. Games end at different times, so finished games are compared
 too: they must stay frozen.
@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 
 from flyingchess import Rules, State, canonical_state, legal_moves, new_game, roll
 from flyingchess.bots import make_bot
-from flyingchess.game import DEFAULT_PLAYERS, apply, carried_planes
-from flyingchess.moves import choices, move_info
-from flyingchess.rules import PRESETS
+from flyingchess.engine.game import DEFAULT_PLAYERS, apply, carried_planes
+from flyingchess.engine.moves import choices, move_info
+from flyingchess.engine.rules import PRESETS
 
 np = pytest.importorskip("numpy")
 from flyingchess.envs.batch import (

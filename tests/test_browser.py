@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from flyingchess.terminal.words import LANGUAGES
+from flyingchess.clients.terminal.words import LANGUAGES
 
 from browser import Page, human_step, set_up_game
 from servers import Server
@@ -823,7 +823,7 @@ def test_a_network_game_shows_its_dice_commitment_and_verifies_every_roll(browse
     """The page adds its share before the start, shows the commitment, and once the game
     is over recomputes every roll in the browser (Web Crypto, and the plain SHA-256 a
     LAN page over http falls back to), agreeing with Python's construction."""
-    from flyingchess.fair_dice import DiceProof, commitment_of
+    from flyingchess.records.fair_dice import DiceProof, commitment_of
 
     server = Server(tmp_path, network=True)
     try:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from flyingchess.bots import bot_names
-from flyingchess.rules import OPTIONS, PRESETS
+from flyingchess.engine.rules import OPTIONS, PRESETS
 
 CATALOGUES = Path(__file__).resolve().parents[1] / "src" / "flyingchess" / "web" / "i18n"
 LANGUAGES = sorted(path.stem for path in CATALOGUES.glob("*.json"))
@@ -40,7 +40,7 @@ def base_keys(messages: dict[str, str]) -> list[str]:
 
 
 def test_every_language_the_page_offers_has_a_catalogue() -> None:
-    from flyingchess.terminal.words import LANGUAGES as OFFERED
+    from flyingchess.clients.terminal.words import LANGUAGES as OFFERED
 
     assert set(OFFERED) == set(LANGUAGES)
     page = (CATALOGUES.parent / "i18n.js").read_text(encoding="utf-8")

@@ -244,12 +244,12 @@ import sys
 for name in sys.argv[1].split(","):
     if name:
         sys.modules[name] = None
-import flyingchess.sim
+import flyingchess.simulation.games
 
 def run_games(*args, **kwargs):
     raise SystemExit("the games started before the arguments were checked")
 
-flyingchess.sim.run_games = run_games
+flyingchess.simulation.games.run_games = run_games
 from flyingchess.cli import main
 raise SystemExit(main(sys.argv[2:]))
 """

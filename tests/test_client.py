@@ -1,4 +1,4 @@
-"""flyingchess.client against a real `flyingchess serve` process: a seat taken and a game
+"""flyingchess.clients.game_client against a real `flyingchess serve` process: a seat taken and a game
 played to its end through it, refusals as typed errors, committed dice checked, and a
 restart of the server under the client's feet (docs/clients.md)."""
 
@@ -17,10 +17,10 @@ import pytest
 pytest.importorskip("websockets")
 
 from flyingchess import State
-from flyingchess.client import ClientError, GameClient, Invite, Refused, SyncGameClient, create_game
-from flyingchess.events import EVENT_TYPES, Rolled, event_from_json
-from flyingchess.fair_dice import ProofError
-from flyingchess.game import legal_moves
+from flyingchess.clients.game_client import ClientError, GameClient, Invite, Refused, SyncGameClient, create_game
+from flyingchess.engine.events import EVENT_TYPES, Rolled, event_from_json
+from flyingchess.engine.game import legal_moves
+from flyingchess.records.fair_dice import ProofError
 
 from servers import Server
 
@@ -158,7 +158,7 @@ def test_the_client_comes_back_after_a_server_restart_with_its_seat(tmp_path: Pa
 
 
 def test_an_event_of_a_kind_this_client_does_not_know_is_left_out() -> None:
-    from flyingchess.client import _readable_events
+    from flyingchess.clients.game_client import _readable_events
 
     read = _readable_events([{"type": "roll", "colour": "red", "value": 6}, {"type": "fireworks", "colour": "red"}])
     assert read == (Rolled("red", 6),)

@@ -19,7 +19,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
-from flyingchess.fair_dice import verify_rolls
+from flyingchess.records.fair_dice import verify_rolls
 from flyingchess.server.rooms.session import load
 from flyingchess.server.storage.databases import open_database
 from services import Nginx, Postgres, Redis, free_port, require

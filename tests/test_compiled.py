@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 
 from flyingchess import Rules
-from flyingchess.board import CENTRE, HANGAR
-from flyingchess.compiled import FACES, compile_game
-from flyingchess.rules import PRESETS
+from flyingchess.engine.board import CENTRE, HANGAR
+from flyingchess.engine.compiled import FACES, compile_game
+from flyingchess.engine.rules import PRESETS
 
 from oracle import OracleGame
 from strategies import players_strategy, rules_strategy

@@ -19,7 +19,7 @@ from flyingchess import (
     roll,
     setup_position,
 )
-from flyingchess.events import (
+from flyingchess.engine.events import (
     EVENT_TYPES,
     Captured,
     ExtraRoll,
@@ -169,7 +169,7 @@ def test_states_are_values() -> None:
 def test_play_out_plays_stops_and_checks() -> None:
     import random as stdlib_random
 
-    from flyingchess.game import IllegalMoveError, Turn, play_out
+    from flyingchess.engine.game import IllegalMoveError, Turn, play_out
 
     dice = stdlib_random.Random(4)
     asked: list[int] = []
@@ -201,7 +201,7 @@ def test_one_step_takes_the_die_at_a_chance_node_and_a_plane_otherwise() -> None
     """`step`, OpenSpiel's one action: a whole game played through it alone is the game
     `play_out` plays with the same dice and choices, event for event."""
     from flyingchess import is_chance, step
-    from flyingchess.game import Turn, play_out
+    from flyingchess.engine.game import Turn, play_out
 
     rng = random.Random(7)
     faces = [rng.randint(1, 6) for _ in range(3000)]

@@ -17,7 +17,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from flyingchess.cli import main
-from flyingchess.fair_dice import (
+from flyingchess.engine.game import apply, legal_moves, new_game
+from flyingchess.engine.game import roll as roll_die
+from flyingchess.records.fair_dice import (
     DiceProof,
     ProofError,
     Shown,
@@ -27,9 +29,7 @@ from flyingchess.fair_dice import (
     parse_proof,
     verify_rolls,
 )
-from flyingchess.game import apply, legal_moves, new_game
-from flyingchess.game import roll as roll_die
-from flyingchess.record import loads_record
+from flyingchess.records.record import loads_record
 from flyingchess.server.storage.store import SqliteStore
 
 from asgi import app_client, error, expect, latest
@@ -40,7 +40,7 @@ CONTRIBUTIONS = ["host-share-0001", "guest_share_0002"]
 
 def spelled_out_roll(seed: bytes, contributions: list[str], index: int) -> int:
     """The construction of docs/records.md §6 written out from the definition of HMAC
-    (RFC 2104) with SHA-256, independently of flyingchess.fair_dice."""
+    (RFC 2104) with SHA-256, independently of flyingchess.records.fair_dice."""
     nonce = hashlib.sha256("\n".join(sorted(contributions)).encode("utf-8")).digest()
     key = seed.ljust(64, b"\0")
     inner_pad = bytes(b ^ 0x36 for b in key)

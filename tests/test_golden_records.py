@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from flyingchess.record import loads_record
+from flyingchess.records.record import loads_record
 
 from golden import FEATURES, features_of_record
 from oracle import oracle_heuristic

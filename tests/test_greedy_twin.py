@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from flyingchess import Rules, State, legal_moves, new_game, roll
 from flyingchess.bots.evaluation import Evaluator, default_evaluator
 from flyingchess.bots.greedy import GreedyBot
-from flyingchess.game import apply_unchecked
-from flyingchess.rules import PRESETS
+from flyingchess.engine.game import apply_unchecked
+from flyingchess.engine.rules import PRESETS
 
 np = pytest.importorskip("numpy")
 from flyingchess.envs.batch import BatchGame

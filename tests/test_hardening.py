@@ -746,7 +746,7 @@ def test_the_blocked_die_is_fair() -> None:
 def test_a_stored_row_is_read_once_into_the_game_a_room_plays() -> None:
     """session.load reads every field of a row (checked as a page's would be) into one
     LoadedGame, and the room and its session take its parsed parts as they are."""
-    from flyingchess.rules import Rules
+    from flyingchess.engine.rules import Rules
     from flyingchess.server.errors import DamagedGame
     from flyingchess.server.rooms.room import Room
     from flyingchess.server.rooms.session import load

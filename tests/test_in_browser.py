@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from flyingchess.record import loads_record
+from flyingchess.records.record import loads_record
 from flyingchess.server.transport.in_browser import InBrowser
 
 

@@ -1,4 +1,4 @@
-"""Where the board's places are drawn (`flyingchess.layout`, what the page and the
+"""Where the board's places are drawn (`flyingchess.engine.layout`, what the page and the
 environments' images draw from) and the image the environments render from it."""
 
 from __future__ import annotations
@@ -7,9 +7,10 @@ import math
 
 import pytest
 
-from flyingchess import board, new_game, setup_position
-from flyingchess.board import COLOURS, RING_SIZE
-from flyingchess.layout import (
+from flyingchess import new_game, setup_position
+from flyingchess.engine import board
+from flyingchess.engine.board import COLOURS, RING_SIZE
+from flyingchess.engine.layout import (
     CENTRE_POINT,
     SIZE,
     board_layout,

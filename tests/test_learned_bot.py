@@ -12,9 +12,9 @@ from flyingchess.bots import BOTS, make_bot
 
 np = pytest.importorskip("numpy")  # the learned bot needs NumPy (the rl extra)
 from flyingchess.bots.learned import FEATURES, LearnedBot, feature_tables, features, scores
+from flyingchess.engine.game import legal_moves
 from flyingchess.envs.batch import BatchGame, random_actions
 from flyingchess.envs.training import batch_actions, batch_features, batch_winner
-from flyingchess.game import legal_moves
 from test_greedy_twin import decisions
 
 

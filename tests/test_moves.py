@@ -1,4 +1,4 @@
-"""What a legal move does (flyingchess.moves): one reading of the engine's own events
+"""What a legal move does (flyingchess.engine.moves): one reading of the engine's own events
 that the server's previews, the observation, the heuristic bot and the review share.
 (Its twin in the batch simulator is held equal in test_batch.py, check_move_facts.)"""
 
@@ -9,11 +9,11 @@ import random
 import pytest
 
 from flyingchess import Rules, apply, legal_moves, new_game, roll
-from flyingchess.board import CENTRE, HANGAR
-from flyingchess.events import Bounced, Captured, Flew, Jumped
-from flyingchess.game import apply_unchecked, setup_position
-from flyingchess.moves import choices, move_info, move_infos
-from flyingchess.rules import PRESETS
+from flyingchess.engine.board import CENTRE, HANGAR
+from flyingchess.engine.events import Bounced, Captured, Flew, Jumped
+from flyingchess.engine.game import apply_unchecked, setup_position
+from flyingchess.engine.moves import choices, move_info, move_infos
+from flyingchess.engine.rules import PRESETS
 
 
 def test_each_move_says_what_the_engine_does_with_it() -> None:
@@ -60,7 +60,7 @@ def test_planes_at_the_same_place_are_one_choice() -> None:
 
 
 def test_a_move_that_cannot_be_made_is_refused() -> None:
-    from flyingchess.game import IllegalMoveError
+    from flyingchess.engine.game import IllegalMoveError
 
     state = setup_position({"red": [HANGAR] * 4, "blue": [HANGAR] * 4}, roll=3)
     with pytest.raises(IllegalMoveError, match="hangar"):
@@ -73,8 +73,8 @@ def test_the_review_asks_no_decision_of_moves_that_are_alike() -> None:
     lists no decision there (it did, at no cost, when it told moves apart by the plane
     that moved)."""
     pytest.importorskip("numpy")
-    from flyingchess.analysis import analyse
-    from flyingchess.record import Record
+    from flyingchess.bots.analysis import analyse
+    from flyingchess.records.record import Record
 
     record = Record.for_game(Rules.preset("classic"), ("red", "blue"))
     record.add(6, 2)  # red launches one of four alike planes (and rolls again)

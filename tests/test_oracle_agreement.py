@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from flyingchess import Rules, canonical_state, legal_moves, new_game, roll
 from flyingchess.bots import make_bot
-from flyingchess.game import apply
-from flyingchess.record import ActionError, RecordError, parse_record
+from flyingchess.engine.game import apply
+from flyingchess.records.record import ActionError, RecordError, parse_record
 
 from oracle import OracleError, oracle_replay, parse_header
 from oracle import new_game as oracle_new_game

@@ -21,9 +21,9 @@ from flyingchess import (
     new_game,
     roll,
 )
-from flyingchess.board import CENTRE, COLOURS, HANGAR, RING_INDEX, SEAT, is_on_ring
-from flyingchess.game import play_unchecked, random_playout
-from flyingchess.record import loads_record, state_from_json, state_to_json
+from flyingchess.engine.board import CENTRE, COLOURS, HANGAR, RING_INDEX, SEAT, is_on_ring
+from flyingchess.engine.game import play_unchecked, random_playout
+from flyingchess.records.record import loads_record, state_from_json, state_to_json
 
 from strategies import players_strategy, rules_strategy
 

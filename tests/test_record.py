@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flyingchess import Record, Rules, new_game, play
-from flyingchess.record import (
+from flyingchess.records.record import (
     ActionError,
     RecordError,
     canonical_state,

@@ -27,10 +27,10 @@ from flyingchess.bots.value import (
     value_tables,
     win_chances,
 )
+from flyingchess.engine.game import apply_unchecked, legal_moves, moves_unchecked, play_unchecked
 from flyingchess.envs.batch import BatchGame, heuristic_actions
 from flyingchess.envs.training import response_actions
-from flyingchess.game import apply_unchecked, legal_moves, moves_unchecked, play_unchecked
-from flyingchess.sim import play_bots
+from flyingchess.simulation.games import play_bots
 from test_ace import played_states
 
 

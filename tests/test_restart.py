@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from flyingchess import canonical_state
-from flyingchess.record import loads_record
+from flyingchess.records.record import loads_record
 
 from servers import Server
 

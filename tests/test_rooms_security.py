@@ -17,7 +17,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from flyingchess import canonical_state
-from flyingchess.record import loads_record
+from flyingchess.records.record import loads_record
 from flyingchess.server.limits import Limits
 from flyingchess.server.storage.store import SqliteStore
 from flyingchess.server.transport.app import create_app
@@ -499,7 +499,7 @@ def test_a_player_who_acts_as_the_turn_timer_runs_out_keeps_the_seat(store_path:
     the turn it just played (bot_runner._watch_clock)."""
     import asyncio
 
-    from flyingchess.rules import Rules
+    from flyingchess.engine.rules import Rules
     from flyingchess.server.protocol import Roll
     from flyingchess.server.rooms.registry import Rooms, new_game
     from flyingchess.server.rooms.seats import HOST

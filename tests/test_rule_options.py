@@ -29,7 +29,7 @@ from flyingchess import (
     roll,
     setup_position,
 )
-from flyingchess.events import (
+from flyingchess.engine.events import (
     Bounced,
     Captured,
     ExtraRoll,
@@ -39,7 +39,7 @@ from flyingchess.events import (
     PlayerFinished,
     ThreeSixes,
 )
-from flyingchess.rules import PRESETS
+from flyingchess.engine.rules import PRESETS
 
 H = [-1, -1, -1, -1]  # all four planes in the hangar
 DONE = [56, 56, 56, 56]  # a finished player

@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("websockets")
 pytest.importorskip("numpy")
 
-from flyingchess.client import GameClient, Invite, create_game
+from flyingchess.clients.game_client import GameClient, Invite, create_game
 
 from servers import Server
 
@@ -144,7 +144,7 @@ def test_bad_input_is_one_line_and_status_2(tmp_path: Path) -> None:
 def test_a_seated_master_is_told_its_table_and_plays_it(tmp_path: Path) -> None:
     from flyingchess.bots import HeuristicBot
     from flyingchess.bots.ace import AceBot
-    from flyingchess.seat_bot import BotChooser, sit
+    from flyingchess.clients.seat_bot import BotChooser, sit
 
     with Server(tmp_path / "data", network=True) as server:
         invite, host_token = asyncio.run(

@@ -11,7 +11,7 @@ from urllib.parse import urljoin
 import pytest
 from starlette.testclient import TestClient
 
-from flyingchess.record import loads_record
+from flyingchess.records.record import loads_record
 from flyingchess.server.errors import StoreError
 from flyingchess.server.storage.store import SqliteStore
 from flyingchess.server.transport.app import create_app
@@ -53,7 +53,7 @@ def test_meta_lists_bots_presets_options_and_layout(client: TestClient) -> None:
     assert len(meta["layout"]["ring"]) == 52
     assert client.get("/").status_code == 200
     # what the page would otherwise copy: the engine's and the protocol's own values
-    from flyingchess.game import DEFAULT_PLAYERS
+    from flyingchess.engine.game import DEFAULT_PLAYERS
     from flyingchess.server.protocol import CHAT_LIMIT, NAME_LIMIT, REACTIONS, SPEEDS
 
     assert meta["default_players"] == {str(n): list(colours) for n, colours in DEFAULT_PLAYERS.items()}

@@ -11,15 +11,8 @@ from pathlib import Path
 import pytest
 
 from flyingchess import Rules, setup_position
-from flyingchess.sim import (
-    GameResult,
-    bradley_terry,
-    finishing_places,
-    lineup_for,
-    run_games,
-    summarise,
-    wilson_interval,
-)
+from flyingchess.simulation.games import GameResult, finishing_places, lineup_for, run_games
+from flyingchess.simulation.statistics import bradley_terry, summarise, wilson_interval
 
 
 def test_wilson_interval_known_values() -> None:

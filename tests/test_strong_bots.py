@@ -10,8 +10,8 @@ import pytest
 from flyingchess import PRESETS, Rules, apply, legal_moves, new_game, roll, setup_position
 from flyingchess.bots import BOTS, make_bot
 from flyingchess.bots.evaluation import Evaluator
-from flyingchess.compiled import move_table
-from flyingchess.rules import CHOICES
+from flyingchess.engine.compiled import move_table
+from flyingchess.engine.rules import CHOICES
 
 STRONG = ["greedy", "expectimax"]
 

@@ -16,14 +16,14 @@ from typing import Any
 
 import pytest
 
-from flyingchess.board import CENTRE, HANGAR
-from flyingchess.client import create_game, server_json
-from flyingchess.game import legal_moves, new_game, roll, step
-from flyingchess.moves import move_infos
-from flyingchess.rules import PRESETS
-from flyingchess.terminal.narrate import log_lines, planes_text
-from flyingchess.terminal.picture import board_lines, move_mark, place_of, planes_by_cell
-from flyingchess.terminal.words import LANGUAGES, Words, language_from_environment
+from flyingchess.clients.game_client import create_game, server_json
+from flyingchess.clients.terminal.narrate import log_lines, planes_text
+from flyingchess.clients.terminal.picture import board_lines, move_mark, place_of, planes_by_cell
+from flyingchess.clients.terminal.words import LANGUAGES, Words, language_from_environment
+from flyingchess.engine.board import CENTRE, HANGAR
+from flyingchess.engine.game import legal_moves, new_game, roll, step
+from flyingchess.engine.moves import move_infos
+from flyingchess.engine.rules import PRESETS
 
 LABEL = re.compile(r"[RYBG](?:[1-4]+|\+)")
 
@@ -165,7 +165,7 @@ def visible_text(app: Any) -> str:
     """What the current screen shows: the text of every widget on view, the board's rows."""
     from textual.widgets import OptionList, Static
 
-    from flyingchess.terminal.game_screen import BoardView
+    from flyingchess.clients.terminal.game_screen import BoardView
 
     parts = [str(widget.render()) for widget in app.screen.query(Static) if widget.display and widget.region.area]
     for listed in app.screen.query(OptionList):
@@ -187,7 +187,7 @@ async def eventually(pilot: Any, test: Callable[[], bool], tries: int = 100) -> 
 
 async def set_choice(pilot: Any, choice_id: str, value: str) -> None:
     """Focus a setup field and press → until it shows `value`, as a player would."""
-    from flyingchess.terminal.app import Choice
+    from flyingchess.clients.terminal.app import Choice
 
     field = pilot.app.screen.query_one(f"#{choice_id}", Choice)
     field.focus()
@@ -200,7 +200,7 @@ async def set_choice(pilot: Any, choice_id: str, value: str) -> None:
 
 async def play_to_the_end(pilot: Any, presses: int = 600) -> None:
     """Enter (roll, or play the chosen move) until the game is over."""
-    from flyingchess.terminal.game_screen import GameScreen
+    from flyingchess.clients.terminal.game_screen import GameScreen
 
     screen = pilot.app.screen
     assert isinstance(screen, GameScreen)
@@ -216,7 +216,7 @@ async def play_to_the_end(pilot: Any, presses: int = 600) -> None:
 @pytest.mark.server
 @pytest.mark.parametrize("language", ["en", "ar"])  # every language: tests/test_terminal_tmux.py
 def test_a_whole_game_in_the_terminal(local: str, language: str) -> None:
-    from flyingchess.terminal.app import TerminalApp
+    from flyingchess.clients.terminal.app import TerminalApp
 
     words = Words(language)
 
@@ -248,7 +248,7 @@ def test_a_whole_game_in_the_terminal(local: str, language: str) -> None:
             assert words("home.new-game") in visible_text(app)
             await pilot.press("n")  # the next new game starts from the last one's choices
             await pilot.pause()
-            from flyingchess.terminal.app import Choice
+            from flyingchess.clients.terminal.app import Choice
 
             chosen = {str(choice.id): choice.value for choice in app.screen.query(Choice)}
             assert chosen["seat-blue"] == chosen["seat-green"] == "none" and chosen["speed"] == "instant"
@@ -264,8 +264,8 @@ def test_a_whole_game_in_the_terminal(local: str, language: str) -> None:
 def test_a_game_begun_in_the_browser_goes_on_in_the_terminal(local: str) -> None:
     """The game a page created (the same server, the same store) is in the terminal's
     list; opened there, a roll is stored and seen by every other connection."""
-    from flyingchess.client import GameClient
-    from flyingchess.terminal.app import TerminalApp
+    from flyingchess.clients.game_client import GameClient
+    from flyingchess.clients.terminal.app import TerminalApp
 
     async def scenario() -> None:
         seats = {"red": {"kind": "human"}, "blue": {"kind": "bot", "bot": "heuristic"}}
@@ -293,8 +293,8 @@ def test_a_game_begun_in_the_browser_goes_on_in_the_terminal(local: str) -> None
 @pytest.mark.slow
 @pytest.mark.server
 def test_a_window_too_small_shows_a_notice_and_the_game_comes_back(local: str) -> None:
-    from flyingchess.terminal.app import TerminalApp
-    from flyingchess.terminal.fit import TooSmall
+    from flyingchess.clients.terminal.app import TerminalApp
+    from flyingchess.clients.terminal.fit import TooSmall
 
     async def scenario() -> None:
         app = TerminalApp(local, Words("en"), mono=True)
@@ -325,9 +325,9 @@ def test_a_window_too_small_shows_a_notice_and_the_game_comes_back(local: str) -
 def test_join_takes_an_open_seat_and_plays_it_to_the_end(local: str) -> None:
     """`flyingchess join`'s seat (run.py) played in the app: a network game's open seat,
     the other one a bot; the token it got opens the same seat again."""
-    from flyingchess.client import GameClient
-    from flyingchess.terminal.app import TerminalApp
-    from flyingchess.terminal.run import _seat
+    from flyingchess.clients.game_client import GameClient
+    from flyingchess.clients.terminal.app import TerminalApp
+    from flyingchess.clients.terminal.run import _seat
 
     async def scenario() -> None:
         seats = {"red": {"kind": "bot", "bot": "heuristic"}, "yellow": {"kind": "open"}}
@@ -418,8 +418,8 @@ def test_the_terminal_says_when_the_server_is_away_and_goes_on_when_it_is_back(t
     the game goes on where it was."""
     import socket
 
+    from flyingchess.clients.terminal.app import TerminalApp
     from flyingchess.server.launch.process import ServerProcess
-    from flyingchess.terminal.app import TerminalApp
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -454,9 +454,9 @@ def test_the_terminal_says_when_the_server_is_away_and_goes_on_when_it_is_back(t
 def test_a_local_game_finds_its_folders_server_again_on_another_port(tmp_path: Path) -> None:
     """`flyingchess play` stopped under a terminal game and started again (on a new
     port, as it always is): the terminal finds the folder's new server and goes on."""
+    from flyingchess.clients.terminal.app import TerminalApp
+    from flyingchess.clients.terminal.run import LocalServers
     from flyingchess.server.launch.process import ServerProcess
-    from flyingchess.terminal.app import TerminalApp
-    from flyingchess.terminal.run import LocalServers
 
     folder = tmp_path / "data"
     server = ServerProcess(folder)

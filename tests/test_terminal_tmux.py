@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from flyingchess.terminal.words import LANGUAGES, Words
+from flyingchess.clients.terminal.words import LANGUAGES, Words
 
 pytestmark = [pytest.mark.slow, pytest.mark.server]
 

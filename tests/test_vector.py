@@ -14,6 +14,7 @@ from pettingzoo.test import api_test
 
 import flyingchess.envs  # noqa: F401  (registers FlyingChess-v0)
 from flyingchess import Rules, apply, roll
+from flyingchess.engine.moves import choices
 from flyingchess.envs import flyingchess_v0
 from flyingchess.envs.batch import PASS_ACTION, BatchGame
 from flyingchess.envs.observation import (
@@ -25,7 +26,6 @@ from flyingchess.envs.observation import (
     observe,
 )
 from flyingchess.envs.vector import EngineBot, FlyingChessVectorEnv, VectorGames
-from flyingchess.moves import choices
 
 CONFIGS = [(4, "classic"), (3, "house"), (2, "traditional"), (4, {"preset": "even", "finish": "bounce"})]
 
@@ -368,8 +368,8 @@ def test_move_previews_say_what_each_move_does() -> None:
     """The preview entries (docs/environments.md, 139-154) over many positions: captures,
     jumps or flights, and arrivals all appear, only for legal planes, and each agrees with
     the engine playing that move."""
+    from flyingchess.engine.events import Captured, Flew, Jumped
     from flyingchess.envs.observation import MOVE_FEATURES, MOVES_AT
-    from flyingchess.events import Captured, Flew, Jumped
 
     games = VectorGames(128, players=4, opponents="heuristic", seed=12)
     observation, mask = games.reset()

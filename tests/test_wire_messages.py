@@ -82,7 +82,7 @@ def test_every_domain_error_reaches_a_page_as_one_wire_code() -> None:
     """server/errors.py is the one table from what went wrong to what a page is told
     (docs/protocol.md, Errors): the code, the message (never the database's own words)
     and how a refused WebSocket closes."""
-    from flyingchess.game import IllegalMoveError
+    from flyingchess.engine.game import IllegalMoveError
     from flyingchess.server.errors import (
         MOVED_AWAY,
         UNAVAILABLE,

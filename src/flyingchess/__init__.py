@@ -2,12 +2,12 @@
 
 The engine is pure: `new_game` builds a state, `roll` is the chance step, `legal_moves`
 and `apply` the decision step, and `step` takes either, as OpenSpiel does (`is_chance`
-says which the state waits for). Records (docs/records.md) live in `flyingchess.record`.
+says which the state waits for). Records (docs/records.md) live in `flyingchess.records.record`.
 """
 
-from .board import COLOURS
-from .events import Event
-from .game import (
+from .engine.board import COLOURS
+from .engine.events import Event
+from .engine.game import (
     GameSetupError,
     IllegalMoveError,
     State,
@@ -21,8 +21,8 @@ from .game import (
     setup_position,
     step,
 )
-from .record import Record, RecordError, canonical_state, loads_record
-from .rules import PRESETS, Rules, RulesError
+from .engine.rules import PRESETS, Rules, RulesError
+from .records.record import Record, RecordError, canonical_state, loads_record
 
 __version__ = "0.1.0"
 

@@ -19,14 +19,14 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from . import __version__
-from .board import COLOURS
 from .bots import BOTS, bot_listing, bot_names, introduce, make_bot, seat_chooser
 from .bots.levels import LEVELS, resolve
-from .events import Event, Rolled, Stepped
-from .game import GameSetupError, Turn, new_game, play_out, random_playout, roll
-from .record import ActionError, Record, RecordError, canonical_state, loads_record
-from .rules import DIE_FACES, PRESETS, Rules, RulesError
-from .text import counted
+from .engine.board import COLOURS
+from .engine.events import Event, Rolled, Stepped
+from .engine.game import GameSetupError, Turn, new_game, play_out, random_playout, roll
+from .engine.rules import DIE_FACES, PRESETS, Rules, RulesError
+from .engine.text import counted
+from .records.record import ActionError, Record, RecordError, canonical_state, loads_record
 
 EXIT_USAGE = 2
 EXIT_PARTIAL = 3
@@ -127,7 +127,7 @@ def command_verify(args: argparse.Namespace) -> int:
     """Recompute every committed roll of a network game's record (docs/records.md §6).
     Exit 0: every roll is covered and matches; 2: refused; 3: the rolls covered match,
     but part of the record is only its own word (a warning line says what)."""
-    from .fair_dice import HOST, ProofError, Shown, valid_contribution, verify_rolls
+    from .records.fair_dice import HOST, ProofError, Shown, valid_contribution, verify_rolls
 
     shown = args.commitment
     if shown is not None and not (16 <= len(shown) <= 64 and all(c in "0123456789abcdefABCDEF" for c in shown)):
@@ -169,7 +169,7 @@ def command_verify(args: argparse.Namespace) -> int:
 
 def command_build_site(args: argparse.Namespace) -> int:
     """The static site (docs/static-site.md): the whole game as files a static host serves."""
-    from .site import SiteError, build_site
+    from .server.site import SiteError, build_site
 
     try:
         site = build_site(Path(args.folder), Path(args.pyodide) if args.pyodide else None, args.server)
@@ -188,7 +188,7 @@ def command_analyse(args: argparse.Namespace) -> int:
     missing = BOTS["ace"].missing()
     if missing is not None:
         raise CommandError(f"analyse uses the ace bot's network: {missing}")
-    from .analysis import analyse
+    from .bots.analysis import analyse
 
     try:
         review = analyse(record)
@@ -391,8 +391,8 @@ def command_rules(args: argparse.Namespace) -> int:
 def _terminal_words(args: argparse.Namespace) -> Any:
     """The terminal game's modules and its words, or one line saying what to install."""
     try:
-        from .terminal import run
-        from .terminal.words import Words, language_from_environment
+        from .clients.terminal import run
+        from .clients.terminal.words import Words, language_from_environment
     except ImportError as error:
         raise CommandError(
             f"the terminal game needs its extra packages ({error.name} is missing): pip install 'flyingchess[terminal]'"
@@ -402,7 +402,7 @@ def _terminal_words(args: argparse.Namespace) -> Any:
 
 def command_play_terminal(args: argparse.Namespace) -> int:
     """The game in this terminal, over the data folder's local server (docs/terminal.md)."""
-    from .terminal.app import monochrome
+    from .clients.terminal.app import monochrome
 
     run, words = _terminal_words(args)
     folder = args.data
@@ -419,7 +419,7 @@ def command_play_terminal(args: argparse.Namespace) -> int:
 
 def command_join(args: argparse.Namespace) -> int:
     """A seat of a network game, played in this terminal."""
-    from .terminal.app import monochrome
+    from .clients.terminal.app import monochrome
 
     run, words = _terminal_words(args)
     try:
@@ -447,7 +447,7 @@ def command_play(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise CommandError(f"--port {args.port} is not a port number")
     if getattr(args, "static", False):  # the static site: the same page, the game in the browser itself
-        from .site import SiteError, build_site, site_cache
+        from .server.site import SiteError, build_site, site_cache
 
         try:
             site = build_site(site_cache())
@@ -607,7 +607,8 @@ def _seat_bots(bots: list[str], seats: int | None = None) -> list[str]:
 
 
 def command_simulate(args: argparse.Namespace) -> int:
-    from .sim import run_games, summarise
+    from .simulation.games import run_games
+    from .simulation.statistics import summarise
 
     rules = _parse_rules(args.rules)
     bots = _seat_bots(_bot_list(args.bots))
@@ -734,8 +735,8 @@ def command_seat_bot(args: argparse.Namespace) -> int:
     import asyncio
     import importlib.util
 
-    from .client import ClientError
-    from .seat_bot import SeatError, bot_chooser, policy_chooser, sit
+    from .clients.game_client import ClientError
+    from .clients.seat_bot import SeatError, bot_chooser, policy_chooser, sit
 
     if (args.bot is None) == (args.policy is None):
         raise CommandError("seat-bot: give --bot NAME or --policy module:function (one of them)")
@@ -751,7 +752,8 @@ def command_seat_bot(args: argparse.Namespace) -> int:
 
 
 def command_tournament(args: argparse.Namespace) -> int:
-    from .sim import bradley_terry, run_games
+    from .simulation.games import run_games
+    from .simulation.statistics import bradley_terry
 
     rules = _parse_rules(args.rules)
     names = _bot_list(args.bots) if args.bots is not None else bot_names()
@@ -836,7 +838,7 @@ def _host_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _terminal_options(parser: argparse.ArgumentParser) -> None:
-    from .terminal.words import LANGUAGES
+    from .clients.terminal.words import LANGUAGES
 
     parser.add_argument("--lang", choices=LANGUAGES, help="language (default: the terminal's locale)")
     parser.add_argument("--mono", action="store_true", help="no colour (also when NO_COLOR is set)")

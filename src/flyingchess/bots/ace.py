@@ -31,8 +31,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar, Final
 
-from ..compiled import FACES
-from ..game import State, apply_unchecked, legal_moves, moves_unchecked, play_unchecked
+from ..engine.compiled import FACES
+from ..engine.game import State, apply_unchecked, legal_moves, moves_unchecked, play_unchecked
 from .base import Bot, make_bot
 from .greedy import GreedyBot
 from .levels import resolve

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from importlib.util import find_spec
 from typing import Final, Protocol
 
-from ..game import Chooser, State
+from ..engine.game import Chooser, State
 from .levels import level_of, resolve
 
 

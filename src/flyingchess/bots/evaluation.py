@@ -30,10 +30,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final, NamedTuple
 
-from ..board import CENTRE, HANGAR, LANE_FIRST, LANE_LAST, TAKEOFF
-from ..compiled import FACES, compile_game, move_table
-from ..game import State, play_unchecked, third_six_if
-from ..rules import Rules
+from ..engine.board import CENTRE, HANGAR, LANE_FIRST, LANE_LAST, TAKEOFF
+from ..engine.compiled import FACES, compile_game, move_table
+from ..engine.game import State, play_unchecked, third_six_if
+from ..engine.rules import Rules
 from .weights import TUNED_WEIGHTS
 
 WEIGHT_NAMES: Final = tuple(TUNED_WEIGHTS)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import ClassVar, Final
 
-from ..compiled import CHANCE_OUTCOMES
-from ..game import State, apply_unchecked, legal_moves, moves_unchecked, play_unchecked
+from ..engine.compiled import CHANCE_OUTCOMES
+from ..engine.game import State, apply_unchecked, legal_moves, moves_unchecked, play_unchecked
 from .greedy import GreedyBot
 
 FACES: Final = tuple(face for face, _ in CHANCE_OUTCOMES)

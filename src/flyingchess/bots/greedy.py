@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ..game import State, apply_unchecked, legal_moves
+from ..engine.game import State, apply_unchecked, legal_moves
 from .evaluation import Evaluator, default_evaluator
 
 

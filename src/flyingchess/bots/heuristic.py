@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ..game import State
-from ..moves import move_infos
+from ..engine.game import State
+from ..engine.moves import move_infos
 
 
 class HeuristicBot:

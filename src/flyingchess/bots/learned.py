@@ -19,10 +19,10 @@ from typing import ClassVar, Final, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from ..board import CENTRE, HANGAR, PLANES_PER_COLOUR
-from ..compiled import compile_game
-from ..game import State, apply_unchecked, legal_moves
-from ..rules import Rules
+from ..engine.board import CENTRE, HANGAR, PLANES_PER_COLOUR
+from ..engine.compiled import compile_game
+from ..engine.game import State, apply_unchecked, legal_moves
+from ..engine.rules import Rules
 from .learned_weights import LEARNED_WEIGHTS
 
 Floats = npt.NDArray[np.float64]

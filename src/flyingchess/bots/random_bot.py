@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import ClassVar
 
-from ..game import State, legal_moves
+from ..engine.game import State, legal_moves
 
 
 class RandomBot:

@@ -35,9 +35,9 @@ from typing import Any, Final, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from ..board import CENTRE, HANGAR, PLANES_PER_COLOUR
-from ..game import State
-from ..rules import RULE_FEATURES, Rules, rule_flags
+from ..engine.board import CENTRE, HANGAR, PLANES_PER_COLOUR
+from ..engine.game import State
+from ..engine.rules import RULE_FEATURES, Rules, rule_flags
 from .learned import FeatureTables, feature_tables, hit_chances
 
 Floats = npt.NDArray[np.float32]

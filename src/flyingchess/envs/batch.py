@@ -1,6 +1,6 @@
 """Vectorised batch simulator: thousands of games stepped at once with NumPy arrays.
 
-Every rule fact comes from the compiled game (`flyingchess.compiled`): each move's end
+Every rule fact comes from the compiled game (`flyingchess.engine.compiled`): each move's end
 and whether it jumps or flies, whom each move sends home, which planes may move, who
 rolls next, what a third six sends home. Those become small lookup tables
 (`RuleArrays`, envs/batch_rules.py); the batch code only does array work with them (who
@@ -36,9 +36,9 @@ from typing import Final, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from ..board import HANGAR, PLANES_PER_COLOUR
-from ..game import DEFAULT_PLAYERS, State, validate_players
-from ..rules import Rules
+from ..engine.board import HANGAR, PLANES_PER_COLOUR
+from ..engine.game import DEFAULT_PLAYERS, State, validate_players
+from ..engine.rules import Rules
 from .batch_checks import checked_step
 from .batch_moves import capture, carry, movable, move_bits, move_effects, punish
 from .batch_rules import RuleArrays, rule_arrays

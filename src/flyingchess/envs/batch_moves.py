@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..board import HANGAR, PLANES_PER_COLOUR
-from ..compiled import STACK_FIRST, STACK_LAST
+from ..engine.board import HANGAR, PLANES_PER_COLOUR
+from ..engine.compiled import STACK_FIRST, STACK_LAST
 from .batch_rules import RuleArrays
 from .batch_words import (
     ACTION_BITS,

@@ -1,7 +1,7 @@
 """The compiled game as the batch simulator's lookup tables: `RuleArrays` for one rule set
 and player list, built once and cached (`rule_arrays`).
 
-Every rule fact comes from `flyingchess.compiled`: each move's end and whether it jumps
+Every rule fact comes from `flyingchess.engine.compiled`: each move's end and whether it jumps
 or flies, whom each move sends home, which planes may move, who rolls next, what a third
 six sends home; the batch code only does array work with these tables.
 """
@@ -13,15 +13,15 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..board import CENTRE, HANGAR
-from ..compiled import FACES, CompiledGame, MoveTable, compile_game
-from ..rules import Rules
+from ..engine.board import CENTRE, HANGAR
+from ..engine.compiled import FACES, CompiledGame, MoveTable, compile_game
+from ..engine.rules import Rules
 from .batch_words import NO_TARGET, ONES, PATHS, ROLL_SLOTS, Bools, Int8s, UInt8s, Words
 
 
 @dataclass(frozen=True, eq=False)
 class RuleArrays:
-    """The compiled game (`flyingchess.compiled`) as arrays, for one rule set and player
+    """The compiled game (`flyingchess.engine.compiled`) as arrays, for one rule set and player
     list: nothing here is worked out from the rules, only laid out for NumPy.
 
     A path is indexed `(progress & 0xFF) * 7 + roll`; tables that depend on the player

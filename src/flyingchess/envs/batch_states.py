@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..board import CENTRE, PLANES_PER_COLOUR
-from ..game import State
+from ..engine.board import CENTRE, PLANES_PER_COLOUR
+from ..engine.game import State
 
 if TYPE_CHECKING:
     from .batch import BatchGame

@@ -12,9 +12,9 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from ..compiled import move_table
-from ..game import State
-from ..rules import Rules
+from ..engine.compiled import move_table
+from ..engine.game import State
+from ..engine.rules import Rules
 
 EPISODE_MAX_ROLLS: Final = 20_000
 """An episode is truncated after this many rolls (a random 4-player game takes about

@@ -15,9 +15,9 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ..board import CENTRE, LANE_LAST, PLANES_PER_COLOUR
 from ..bots.evaluation import PLACE_STEP, WIN, Evaluator, default_evaluator
 from ..bots.learned import feature_tables
+from ..engine.board import CENTRE, LANE_LAST, PLANES_PER_COLOUR
 from .batch import PASS_ACTION, BatchGame, Bools, Indices, best_afterstates
 
 Floats = npt.NDArray[np.float64]

@@ -23,8 +23,8 @@ from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..game import new_game, step
-from ..rules import Rules
+from ..engine.game import new_game, step
+from ..engine.rules import Rules
 from .batch import ACTIONS
 from .episode import EPISODE_MAX_ROLLS, final_rewards, parse_rules
 from .observation import OBSERVATION_SIZE, action_mask, observe, to_plane

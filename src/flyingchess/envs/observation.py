@@ -15,10 +15,10 @@ from typing import Final
 
 import numpy as np
 
-from ..board import CENTRE, COLOURS, HANGAR, LANE_FIRST, RING_INDEX, RING_SIZE, SEAT, TAKEOFF
-from ..game import State, carried_planes, legal_moves
-from ..moves import move_infos
-from ..rules import RULE_FEATURES, Rules, rule_flags
+from ..engine.board import CENTRE, COLOURS, HANGAR, LANE_FIRST, RING_INDEX, RING_SIZE, SEAT, TAKEOFF
+from ..engine.game import State, carried_planes, legal_moves
+from ..engine.moves import move_infos
+from ..engine.rules import RULE_FEATURES, Rules, rule_flags
 from .batch import ACTIONS, PASS_ACTION
 
 PLANE_FEATURES: Final = 7  # hangar, takeoff, ring, lane, centre, progress, relative ring cell

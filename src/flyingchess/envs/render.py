@@ -1,6 +1,6 @@
 """What the environments render: the position as text, or the board as an RGB image.
 
-The image is drawn with NumPy alone from the page's own layout (`flyingchess.layout`):
+The image is drawn with NumPy alone from the page's own layout (`flyingchess.engine.layout`):
 ring cells and lanes in their colours, hangars, and each plane as a disc of its colour
 (a ring of white when several share a place, the count shown by rings). Small (one cell
 is 16 pixels, 240 x 240 in all) and fast enough for `RecordVideo`.
@@ -13,10 +13,10 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from .. import board
-from ..board import COLOURS, RING_SIZE, SEAT
-from ..game import State
-from ..layout import CENTRE_POINT, SIZE, hangar_slots, lane_point, point_of, ring_point
+from ..engine import board
+from ..engine.board import COLOURS, RING_SIZE, SEAT
+from ..engine.game import State
+from ..engine.layout import CENTRE_POINT, SIZE, hangar_slots, lane_point, point_of, ring_point
 
 RENDER_MODES: Final = ("human", "ansi", "rgb_array")
 CELL: Final = 16

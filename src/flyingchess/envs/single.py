@@ -22,8 +22,8 @@ import gymnasium
 import numpy as np
 
 from ..bots import Bot, introduce, make_bot, seat_chooser
-from ..game import DEFAULT_PLAYERS, State, apply, new_game, play_out
-from ..moves import choices
+from ..engine.game import DEFAULT_PLAYERS, State, apply, new_game, play_out
+from ..engine.moves import choices
 from .batch import PASS_ACTION
 from .episode import EPISODE_MAX_ROLLS, final_rewards, parse_rules
 from .observation import action_mask, observe, to_plane

@@ -14,10 +14,10 @@ import copy
 import numpy as np
 import numpy.typing as npt
 
-from ..board import PLANES_PER_COLOUR
 from ..bots.learned import FEATURES, Floats, feature_tables, features, scores
 from ..bots.value import Floats as Inputs
 from ..bots.value import ValueNet, encode, value_tables
+from ..engine.board import PLANES_PER_COLOUR
 from .batch import PASS_ACTION, BatchGame, best_afterstates
 
 

@@ -31,10 +31,10 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from ..board import CENTRE, HANGAR, LANE_FIRST, PLANES_PER_COLOUR, RING_INDEX, RING_SIZE, SEAT, TAKEOFF
 from ..bots import Bot, make_bot
-from ..game import roll
-from ..rules import Rules
+from ..engine.board import CENTRE, HANGAR, LANE_FIRST, PLANES_PER_COLOUR, RING_INDEX, RING_SIZE, SEAT, TAKEOFF
+from ..engine.game import roll
+from ..engine.rules import Rules
 from .batch import ACTIONS, PASS_ACTION, BatchGame, Bools, Indices, heuristic_actions, random_actions
 from .episode import EPISODE_MAX_ROLLS, end_rewards, parse_rules
 from .evaluation import greedy_actions

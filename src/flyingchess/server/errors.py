@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final, cast
 
-from ..game import IllegalMoveError
+from ..engine.game import IllegalMoveError
 from .protocol import ProtocolError
 
 STORAGE_MESSAGE: Final = "the server cannot save games right now; nothing was changed: try again soon"

@@ -13,12 +13,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal, Protocol, TypeVar, get_args
 
-from ..board import COLOURS, PLANES_PER_COLOUR
 from ..bots import BOTS, playable
 from ..bots.levels import resolve
-from ..fair_dice import CONTRIBUTION, valid_contribution
-from ..game import GameSetupError, validate_players
-from ..rules import Rules, RulesError
+from ..engine.board import COLOURS, PLANES_PER_COLOUR
+from ..engine.game import GameSetupError, validate_players
+from ..engine.rules import Rules, RulesError
+from ..records.fair_dice import CONTRIBUTION, valid_contribution
 
 
 def _standard_encoder(message: Any) -> str:

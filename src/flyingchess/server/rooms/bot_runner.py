@@ -11,7 +11,7 @@ import zlib
 from typing import TYPE_CHECKING, Final
 
 from ...bots import Bot, make_bot, playable, seat_chooser
-from ...game import Turn, play_out
+from ...engine.game import Turn, play_out
 from ..errors import RoomAway, StoreError, told
 from ..logs import log_failure
 from .seats import AUTOPILOT_BOT

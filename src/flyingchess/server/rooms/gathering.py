@@ -11,7 +11,7 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, cast
 
-from ...fair_dice import MAX_CONTRIBUTIONS, ProofError
+from ...records.fair_dice import MAX_CONTRIBUTIONS, ProofError
 from ..limits import KeyedBuckets
 from ..protocol import ProtocolError
 from .presence import Watcher

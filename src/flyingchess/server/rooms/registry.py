@@ -15,12 +15,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Final, NamedTuple, Protocol
 
-from ...fair_dice import DiceProof
-from ...game import (
+from ...engine.game import (
     State,
 )
-from ...record import Record, parse_action, replay_actions
-from ...rules import Rules
+from ...engine.rules import Rules
+from ...records.fair_dice import DiceProof
+from ...records.record import Record, parse_action, replay_actions
 from ..errors import RESTARTING, NoSuchGame, RoomAway
 from ..limits import Limits
 from ..protocol import (

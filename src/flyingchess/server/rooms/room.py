@@ -18,11 +18,11 @@ import random
 from collections.abc import Awaitable, Callable
 from typing import Any, Final, Protocol
 
-from ...events import Event
-from ...game import (
+from ...engine.events import Event
+from ...engine.game import (
     State,
 )
-from ...record import Record
+from ...records.record import Record
 from ..errors import MOVED_AWAY, NoSuchGame, RoomAway, told
 from ..limits import Limits
 from ..protocol import (

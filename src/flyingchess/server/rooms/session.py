@@ -14,11 +14,11 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
-from ...events import Event
-from ...fair_dice import DiceProof, ProofError
-from ...game import GameSetupError, IllegalMoveError, State, play, step, validate_players
-from ...record import ActionError, Record, canonical_state, replay_actions, rules_to_json
-from ...rules import Rules, RulesError
+from ...engine.events import Event
+from ...engine.game import GameSetupError, IllegalMoveError, State, play, step, validate_players
+from ...engine.rules import Rules, RulesError
+from ...records.fair_dice import DiceProof, ProofError
+from ...records.record import ActionError, Record, canonical_state, replay_actions, rules_to_json
 from .. import metrics
 from ..errors import MOVED_AWAY, DamagedGame, LostGame, RoomAway
 from ..protocol import SPEEDS, ProtocolError, parse_timer

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...game import IllegalMoveError, legal_moves, step
+from ...engine.game import IllegalMoveError, legal_moves, step
 from ..protocol import ProtocolError
 from .seats import HOST, Control
 from .session import REVEALED_MESSAGE

@@ -7,9 +7,9 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any
 
-from ...moves import move_infos
-from ...record import canonical_state
-from ...rules import Rules
+from ...engine.moves import move_infos
+from ...engine.rules import Rules
+from ...records.record import canonical_state
 from ..protocol import iso_time
 from .seats import Control
 

@@ -33,12 +33,12 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketDisconnected
 
 from ... import __version__
-from ...board import COLOURS
 from ...bots import bot_listing, bot_names
-from ...game import DEFAULT_PLAYERS
-from ...layout import board_layout
-from ...record import ActionError, RecordError, parse_record
-from ...rules import OPTIONS, PRESETS, Rules, RulesError
+from ...engine.board import COLOURS
+from ...engine.game import DEFAULT_PLAYERS
+from ...engine.layout import board_layout
+from ...engine.rules import OPTIONS, PRESETS, Rules, RulesError
+from ...records.record import ActionError, RecordError, parse_record
 from .. import metrics
 from ..errors import REFUSED_KINDS, DamagedGame, NoSuchGame, StoreError, close_code, refusal, refused
 from ..limits import KeyedBuckets, Limits, TokenBucket

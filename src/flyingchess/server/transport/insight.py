@@ -1,4 +1,4 @@
-"""Win chances, hints and reviews over HTTP (flyingchess.analysis, worked out off the loop).
+"""Win chances, hints and reviews over HTTP (flyingchess.bots.analysis, worked out off the loop).
 
 - `GET /api/games/{id}/chances?actions=N`: every player's chance to finish first now.
 - `GET /api/games/{id}/hint?actions=N`: the best move for the rolled die, each move's
@@ -66,7 +66,7 @@ class Insight:
 
     async def chances(self, request: Request) -> Response:
         _require()
-        from ...analysis import chances
+        from ...bots.analysis import chances
 
         room = await self.rooms.view(request.path_params["game_id"])
         state, actions = room.session.state, len(room.session.actions)
@@ -76,7 +76,7 @@ class Insight:
 
     async def hint(self, request: Request) -> Response:
         _require()
-        from ...analysis import hint
+        from ...bots.analysis import hint
 
         room = await self.rooms.view(request.path_params["game_id"])
         session = room.session
@@ -94,7 +94,7 @@ class Insight:
 
     async def analysis(self, request: Request) -> Response:
         _require()
-        from ...analysis import analyse
+        from ...bots.analysis import analyse
 
         room = await self.rooms.view(request.path_params["game_id"])
         session = room.session

@@ -13,8 +13,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Static
 
-from ..client import ClientError, Game, GameClient, Move, server_json
-from ..events import Event
+from ...engine.events import Event
+from ..game_client import ClientError, Game, GameClient, Move, server_json
 from .board_view import BoardView
 from .fit import TooSmall, fit
 from .narrate import Line, log_lines

@@ -9,7 +9,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.widget import Widget
 
-from ..client import Game, Move
+from ..game_client import Game, Move
 from .picture import Mark, board_lines, move_mark
 
 

@@ -17,10 +17,10 @@ from typing import Final, NamedTuple
 from rich.style import Style
 from rich.text import Text
 
-from .. import board, layout
-from ..board import COLOURS, SEAT
-from ..events import Flew, Jumped, Stepped
-from ..game import State
+from ...engine import board, layout
+from ...engine.board import COLOURS, SEAT
+from ...engine.events import Flew, Jumped, Stepped
+from ...engine.game import State
 from .words import LETTERS
 
 Cell = tuple[int, int]

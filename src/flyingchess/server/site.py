@@ -26,7 +26,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Final
 
-PACKAGE: Final = Path(__file__).resolve().parent
+PACKAGE: Final = Path(__file__).resolve().parents[1]
 WEB: Final = PACKAGE / "web"
 PYODIDE_VERSION: Final = "314.0.8"
 """The runtime's npm package, pinned (package.json and package-lock.json say the same)."""
@@ -51,7 +51,9 @@ LEFT_OUT: Final = (
     "server/storage/backup.py",
     "server/transport/connections.py",  # uvicorn
     "server/transport/run.py",
-    "sim.py",
+    "simulation/",  # many games in processes
+    "server/site.py",  # this build itself
+    "clients/",  # the Python client, seat-bot, the terminal game: not for a page
     "cli.py",
     "__main__.py",
 )

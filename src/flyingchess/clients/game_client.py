@@ -19,393 +19,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import random
 import secrets
 import threading
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping
 from typing import Any, Final, Self, TypeVar
 
-from .events import Event, event_from_json
-from .fair_dice import Shown, Verified, verify_rolls
-from .game import State
-from .record import RecordError, loads_record, state_from_json
+from ..engine.events import Event
+from ..records.fair_dice import Shown, Verified, verify_rolls
+from ..records.record import loads_record
+from .connection import Connection, create_game, request_json, retry_delay, server_json
+from .errors import ClientError, Refused, TimedOut, Unreachable
+from .values import Game, Invite, Move, Update, You, _readable_events
 
-RETRY_FIRST_SECONDS: Final = 0.3
-RETRY_BASE_SECONDS: Final = 0.5
-RETRY_CAP_SECONDS: Final = 5.0
-"""The page's back-off (web/net.js): the first retry soon, then doubling to 5 s, jittered."""
-SEND_RATE: Final = 25.0
-SEND_BURST: Final = 50.0
-"""The client keeps under the server's limit of 30 messages a second after a burst of 60
-(docs/protocol.md): a message over it is dropped unanswered, and a flood is hung up on."""
 ANSWER_SECONDS: Final = 30.0
 """How long a roll or move waits for the server's answer."""
 T = TypeVar("T")
-
-
-class ClientError(Exception):
-    """What went wrong, in one line."""
-
-
-class Refused(ClientError):
-    """The server refused a request (docs/protocol.md, Errors); nothing changed."""
-
-    def __init__(self, code: str, message: str, retry_after: float | None = None) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
-        self.retry_after = retry_after
-
-
-class Unreachable(ClientError):
-    """The server cannot be reached (down, a wrong address, no answer in time)."""
-
-
-class TimedOut(ClientError):
-    """What was waited for did not happen in the time given."""
-
-
-def retry_delay(attempt: int, rng: Callable[[], float] = random.random) -> float:
-    """Seconds before reconnection attempt `attempt` (0: the first), as the page waits."""
-    if attempt <= 0:
-        return 0.1 + rng() * (RETRY_FIRST_SECONDS - 0.1)
-    base: float = min(RETRY_CAP_SECONDS, RETRY_BASE_SECONDS * 2 ** (attempt - 1))
-    return base * (0.6 + 0.4 * rng())
-
-
-# ----------------------------------------------------------------------------- values
-
-
-@dataclass(frozen=True)
-class Invite:
-    """Where a game is: the server's address and the game's id."""
-
-    base: str
-    """The server's address, such as http://192.168.1.20:8000 (no trailing slash)."""
-    game_id: str
-
-    @classmethod
-    def parse(cls, link: str, base: str | None = None) -> Invite:
-        """An invite link (http://host:port/#/join/ID, or a game page's #/game/ID), or a
-        bare game id with the server's `base` address. ClientError for anything else."""
-        parts = urllib.parse.urlsplit(link.strip())
-        if parts.scheme in ("http", "https") and parts.netloc:
-            route = parts.fragment.strip("/").split("/")
-            if len(route) == 2 and route[0] in ("join", "game", "replay") and route[1]:
-                return cls(f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}", urllib.parse.unquote(route[1]))
-            raise ClientError(f"{link}: not a game's link (it should end with #/join/GAME or #/game/GAME)")
-        if base is not None and link and all(c.isalnum() or c in "-_" for c in link):
-            return cls.parse(f"{base.rstrip('/')}/#/game/{link}")
-        raise ClientError(f"{link!r}: give a game's invite link (http://HOST:PORT/#/join/GAME)")
-
-    @property
-    def socket_url(self) -> str:
-        scheme = "wss" if self.base.startswith("https:") else "ws"
-        return f"{scheme}:{self.base.split(':', 1)[1]}/ws/{urllib.parse.quote(self.game_id)}"
-
-    @property
-    def link(self) -> str:
-        return f"{self.base}/#/join/{urllib.parse.quote(self.game_id)}"
-
-
-@dataclass(frozen=True)
-class You:
-    """What this connection may do, in the server's words (`you`, `welcome`)."""
-
-    role: str = "spectator"
-    colours: tuple[str, ...] = ()
-    """The seat the token names (a player)."""
-    controls: tuple[str, ...] = ()
-    """The colours this connection rolls and moves for now."""
-    dice_share: str | None = None
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> You:
-        return cls(
-            str(data.get("role", "spectator")),
-            tuple(data.get("colours") or ()),
-            tuple(data.get("controls") or ()),
-            data.get("dice_share"),
-        )
-
-
-@dataclass(frozen=True)
-class Move:
-    """A legal move of the snapshot, as the server describes it (docs/protocol.md)."""
-
-    plane: int
-    planes: tuple[int, ...]
-    start: int
-    end: int
-    choice: int
-    """Moves with the same `choice` are one choice for the player."""
-    launch: bool
-    jump: bool
-    flight: bool
-    bounce: bool
-    captures: tuple[Mapping[str, Any], ...]
-    events: tuple[Event, ...]
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Move:
-        return cls(
-            int(data["plane"]),
-            tuple(data["planes"]),
-            int(data["from"]),
-            int(data["to"]),
-            int(data["choice"]),
-            bool(data["launch"]),
-            bool(data["jump"]),
-            bool(data["flight"]),
-            bool(data["bounce"]),
-            tuple(data["captures"]),
-            _readable_events(data["events"]),
-        )
-
-
-@dataclass(frozen=True)
-class Game:
-    """One snapshot of a game, read into the engine's values."""
-
-    id: str
-    state: State
-    """The engine's exact state (what `legal_moves`, bots and observations take)."""
-    phase: str
-    """`roll`, `move` or `over`."""
-    moves: tuple[Move, ...]
-    choices: int
-    actions: int
-    seats: Mapping[str, Mapping[str, Any]]
-    started: bool
-    dice: Mapping[str, Any] | None
-    speed: str
-    raw: Mapping[str, Any] = field(repr=False)
-    """The snapshot as the server sent it."""
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Game:
-        """ClientError when the snapshot is not one (a server of another version)."""
-        try:
-            state = state_from_json(
-                {
-                    **data["state"],
-                    "rules": data["rules"],
-                    "roll": data["roll"],
-                    "last_moved": data["last_moved"],
-                    "six_moved": data["six_moved"],
-                }
-            )
-            return cls(
-                str(data["id"]),
-                state,
-                str(data["phase"]),
-                tuple(Move.from_json(move) for move in data["moves"]),
-                int(data["choices"]),
-                int(data["actions"]),
-                data["seats"],
-                data["started"] is not False,
-                data["dice"],
-                str(data["speed"]),
-                data,
-            )
-        except (KeyError, TypeError, ValueError, RecordError) as error:
-            raise ClientError(f"the server sent a snapshot this client cannot read ({error})") from None
-
-    @property
-    def to_move(self) -> str | None:
-        """The colour to roll or move (None once the game is over)."""
-        return self.state.colour
-
-
-@dataclass(frozen=True)
-class Update:
-    """What changed: the events (empty for a snapshot) and the game after them."""
-
-    events: tuple[Event, ...]
-    game: Game
-    snapshot: bool = False
-    """A whole snapshot (on connecting, after a reconnection or a sync), not a change."""
-
-
-# ----------------------------------------------------------------------------- HTTP
-
-
-def _request(method: str, url: str, body: Any = None, headers: Mapping[str, str] | None = None) -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(
-        url, data=data, method=method, headers={"Content-Type": "application/json", **(headers or {})}
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=15) as response:
-            return json.loads(response.read())
-    except urllib.error.HTTPError as error:
-        try:
-            said = json.loads(error.read()).get("error", {})
-        except (ValueError, AttributeError):
-            said = {}
-        raise Refused(str(said.get("code", f"http-{error.code}")), str(said.get("message", error.reason))) from None
-    except (urllib.error.URLError, OSError, ValueError) as error:
-        reason = getattr(error, "reason", error)
-        raise Unreachable(f"{url}: {reason}") from None
-
-
-async def server_json(base: str, path: str) -> Any:
-    """GET one of the server's JSON resources (docs/protocol.md's HTTP table: `/api/meta`,
-    `/api/games`, a game's `/chances`, ...); `Refused` or `Unreachable` as for a game."""
-    return await asyncio.to_thread(_request, "GET", f"{base.rstrip('/')}/{path.lstrip('/')}")
-
-
-async def create_game(
-    base: str,
-    players: list[str],
-    seats: Mapping[str, Mapping[str, str]],
-    rules: str | Mapping[str, Any] = "classic",
-    **options: Any,
-) -> tuple[Invite, str]:
-    """Create a game on the server at `base` (POST /api/games); returns where it is and
-    the host's secret token (hello with it to act as the host)."""
-    body = {"players": players, "seats": seats, "rules": rules, **options}
-    created = await asyncio.to_thread(_request, "POST", f"{base.rstrip('/')}/api/games", body)
-    return Invite(base.rstrip("/"), str(created["id"])), str(created["host_token"])
-
-
-# ----------------------------------------------------------------------------- the connection
-
-
-class Connection:
-    """The WebSocket under a `GameClient`, opened again by itself when it drops, as the
-    page's is (`retry_delay`), every message paced under the server's limit. What is said
-    on it is the client's: each message goes to `take`; `opened` is awaited once a socket
-    is up (the seat proven on it), `dropped` told when one goes, `ended` when it is over."""
-
-    def __init__(
-        self,
-        url: str,
-        open_timeout: float,
-        *,
-        opened: Callable[[dict[str, Any]], Awaitable[None]],
-        take: Callable[[dict[str, Any]], None],
-        dropped: Callable[[], None],
-        ended: Callable[[ClientError], Awaitable[None]],
-    ) -> None:
-        self.url = url
-        self.open_timeout = open_timeout
-        self.opened, self.take, self.dropped, self.ended = opened, take, dropped, ended
-        self.connected = False
-        """Whether the connection is open now (False while it is being opened again)."""
-        self.reconnections = 0
-        self.closed = False
-        self._socket: Any = None
-        self._reader: asyncio.Task[None] | None = None
-        self._allowance = SEND_BURST
-        self._allowed_at = 0.0
-
-    async def start(self) -> None:
-        """Open the connection, then read it (opening it again when it drops) until closed."""
-        await self._open()
-        self._reader = asyncio.get_running_loop().create_task(self._read_forever())
-
-    async def _open(self) -> None:
-        from websockets.asyncio.client import connect
-        from websockets.exceptions import InvalidHandshake, InvalidStatus
-
-        try:
-            self._socket = await connect(self.url, open_timeout=self.open_timeout, max_size=2**22)
-        except InvalidStatus as error:
-            raise Refused(*_denial(error)) from None
-        except (OSError, InvalidHandshake, TimeoutError) as error:
-            raise Unreachable(f"{self.url}: {error}") from None
-        first = await self.receive_now()
-        if first.get("type") == "error":
-            raise Refused(first.get("code", "error"), first.get("message", ""))
-        await self.opened(first)
-        self.connected = True
-
-    async def receive_now(self) -> dict[str, Any]:
-        """The next message, read while opening (before the reader takes over)."""
-        try:
-            text = await asyncio.wait_for(self._socket.recv(), self.open_timeout)
-        except Exception as error:  # closed, or no answer in time
-            raise Unreachable(f"{self.url}: the server did not answer ({error})") from None
-        message: dict[str, Any] = json.loads(text)
-        return message
-
-    async def close(self) -> None:
-        self.closed = True
-        self.connected = False
-        if self._reader is not None:
-            self._reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._reader
-        if self._socket is not None:
-            with contextlib.suppress(Exception):
-                await self._socket.close()
-
-    async def _read_forever(self) -> None:
-        """Read until closed; a dropped connection is opened again, as the page does."""
-        from websockets.exceptions import ConnectionClosed
-
-        attempt = 0
-        while not self.closed:
-            try:
-                async for text in self._socket:
-                    attempt = 0
-                    self.take(json.loads(text))
-            except ConnectionClosed:
-                pass
-            except (ClientError, ValueError, KeyError, TypeError) as error:  # a message it cannot read
-                self.connected = False
-                unreadable = (
-                    error
-                    if isinstance(error, ClientError)
-                    else ClientError(f"the server sent a message this client cannot read ({error})")
-                )
-                await self.ended(unreadable)
-                with contextlib.suppress(Exception):
-                    await self._socket.close()
-                return
-            self.connected = False
-            if self.closed:
-                return
-            self.dropped()
-            while not self.closed:
-                await asyncio.sleep(retry_delay(attempt))
-                attempt += 1
-                try:
-                    await self._open()
-                    self.reconnections += 1
-                    break
-                except Refused as refused:
-                    if refused.code in ("unknown-game", "bad-token"):  # nothing to come back to
-                        await self.ended(refused)
-                        return
-                except Unreachable:
-                    continue
-
-    async def send(self, message: dict[str, Any]) -> bool:
-        """Whether it went out (when not, the reader is reconnecting)."""
-        from websockets.exceptions import ConnectionClosed
-
-        await self._pace()
-        try:
-            await self._socket.send(json.dumps(message))
-        except ConnectionClosed:
-            return False
-        return True
-
-    async def _pace(self) -> None:
-        """Wait until one more message keeps under SEND_RATE (a token bucket of SEND_BURST)."""
-        now = asyncio.get_running_loop().time()
-        self._allowance = min(SEND_BURST, self._allowance + (now - self._allowed_at) * SEND_RATE)
-        self._allowed_at = now
-        if self._allowance < 1:
-            await asyncio.sleep((1 - self._allowance) / SEND_RATE)
-            self._allowance, self._allowed_at = 1.0, asyncio.get_running_loop().time()
-        self._allowance -= 1
 
 
 # ----------------------------------------------------------------------------- the client
@@ -710,13 +341,13 @@ class GameClient(GameFollower):
     async def record(self) -> str:
         """The game's record as the server serves it (docs/records.md)."""
         url = f"{self.invite.base}/api/games/{urllib.parse.quote(self.invite.game_id)}/record"
-        data = await asyncio.to_thread(_request, "GET", url)
+        data = await asyncio.to_thread(request_json, "GET", url)
         return json.dumps(data)
 
     async def verify_dice(self, share: str | None = None) -> Verified:
         """Check every roll of the finished game against the dice commitment it showed
         before the start (and, given, that this seat's `share` is in it). ProofError
-        (from flyingchess.fair_dice) names the first roll or field that does not hold."""
+        (from flyingchess.records.fair_dice) names the first roll or field that does not hold."""
         game = self.game
         if game is None or game.dice is None:
             raise ClientError("this game has no committed dice (a game on one device)")
@@ -738,29 +369,10 @@ def _where(game: Game) -> tuple[int, str | None, str]:
     return game.actions, game.to_move, game.phase
 
 
-def _denial(error: Any) -> tuple[str, str]:
-    """The protocol's error in a refused handshake's body (503 with JSON), else the status."""
-    response: Any = getattr(error, "response", None)
-    try:
-        said = json.loads(bytes(response.body)).get("error", {})
-        return str(said["code"]), str(said.get("message", ""))
-    except (AttributeError, KeyError, TypeError, ValueError):
-        return "refused", f"the server answered {getattr(response, 'status_code', '?')}"
-
-
 def _on_snapshot(client: GameFollower, message: dict[str, Any]) -> None:
     if "you" in message and client.token is None:  # with a token, the welcome says
         client.you = You.from_json(message["you"])
     client._took_game(message["game"], (), snapshot=True)
-
-
-def _readable_events(data: Any) -> tuple[Event, ...]:
-    """The events of an update; one this client does not know (a newer server) is left out."""
-    events = []
-    for event in data or ():
-        with contextlib.suppress(ValueError, TypeError):
-            events.append(event_from_json(event))
-    return tuple(events)
 
 
 def _on_update(client: GameFollower, message: dict[str, Any]) -> None:

@@ -26,8 +26,8 @@ from textual.screen import Screen
 from textual.widgets import Button, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..board import COLOURS
-from ..client import ClientError, Game, GameClient, Invite, Refused, Unreachable, create_game, server_json
+from ...engine.board import COLOURS
+from ..game_client import ClientError, Game, GameClient, Invite, Refused, Unreachable, create_game, server_json
 from .fit import TooSmall, fit
 from .game_screen import GameScreen
 from .words import LETTERS, Words

@@ -27,8 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from .board import COLOURS
-from .text import counted
+from ..engine.board import COLOURS
+from ..engine.text import counted
 
 SCHEME: Final = "hmac-sha256-v1"
 SEED_BYTES: Final = 32

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual.binding import Binding, BindingType
 
-from ..client import ClientError, GameClient, Invite, Refused, Update
+from ..game_client import ClientError, GameClient, Invite, Refused, Update
 from .board_view import BoardView
 from .fit import fit
 from .game_view import GameView

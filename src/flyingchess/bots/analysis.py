@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Final
 
-from .events import Captured, Event, Flew, ThreeSixes
-from .game import State, legal_moves
-from .moves import choices, move_info
-from .record import Record
+from ..engine.events import Captured, Event, Flew, ThreeSixes
+from ..engine.game import State, legal_moves
+from ..engine.moves import choices, move_info
+from ..records.record import Record
 
 MISTAKE: Final = 0.02
 """A move that costs at least this much chance to finish first counts as a mistake."""
@@ -31,14 +31,14 @@ REASONS: Final = ("finish", "capture", "flight", "jump", "launch", "safety", "pr
 
 def _bot(depth: int | None = None) -> Any:
     """The ace bot (its own depth unless one is asked for)."""
-    from .bots.ace import AceBot  # NumPy, on first use
+    from .ace import AceBot  # NumPy, on first use
 
     return AceBot() if depth is None else AceBot(depth=depth)
 
 
 def chances(state: State) -> dict[str, float]:
     """Each player's chance to finish first (by colour), for a state of any phase."""
-    from .bots.value import win_chances
+    from .value import win_chances
 
     row = win_chances([state])[0]
     return {colour: round(float(row[k]), 4) for k, colour in enumerate(state.players)}
@@ -48,7 +48,7 @@ def _danger(state: State, player: int) -> float:
     """The progress `player` stands to lose before it rolls again (the network's input)."""
     import numpy as np
 
-    from .bots.learned import danger_and_threat, feature_tables
+    from .learned import danger_and_threat, feature_tables
 
     _, danger, _ = danger_and_threat(feature_tables(state.rules, state.players), np.array([state.planes], np.int8))
     return float(danger[0, player])
@@ -106,7 +106,7 @@ class Hint:
 
 def hint(state: State, depth: int | None = None) -> Hint:
     """The move the ace bot plays in a state waiting for a move, and why."""
-    from .bots.ace import best_index  # NumPy, on first use
+    from .ace import best_index  # NumPy, on first use
 
     moves = legal_moves(state)
     colour = state.colour
@@ -179,8 +179,8 @@ class Analysis:
 def analyse(record: Record) -> Analysis:
     """The whole game's review. Raises the record's own errors (ActionError) for an
     illegal action, before any work on the network."""
-    from .bots.ace import best_index
-    from .bots.value import win_chances
+    from .ace import best_index
+    from .value import win_chances
 
     steps = list(record.steps())
     states = [step.before for step in steps] + ([steps[-1].after] if steps else [record.start()])

@@ -18,9 +18,9 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .bots import Bot, make_bot
-from .client import Game, GameClient
-from .game import State
+from ..bots import Bot, make_bot
+from ..engine.game import State
+from .game_client import Game, GameClient
 
 Chooser = Callable[[State], "int | None"]
 """The plane to move in a rolled state (None: pass)."""
@@ -77,7 +77,7 @@ def policy_chooser(spec: str) -> Chooser:
     if not callable(policy):
         raise SeatError(f"--policy {spec}: {attribute} is not a function")
     try:
-        from .envs.observation import action_mask, observe, to_plane
+        from ..envs.observation import action_mask, observe, to_plane
     except ImportError:
         raise SeatError("--policy needs NumPy for the observation: pip install 'flyingchess[rl]'") from None
 

@@ -9,9 +9,9 @@ from typing import Any
 from rich.style import Style
 from rich.text import Text
 
-from ..board import CENTRE
-from ..client import Game, You
-from ..rules import OPTIONS, SET_OPTIONS, Rules
+from ...engine.board import CENTRE
+from ...engine.rules import OPTIONS, SET_OPTIONS, Rules
+from ..game_client import Game, You
 from .narrate import Line, preview_text
 from .picture import STRONG
 from .words import LETTERS, Words

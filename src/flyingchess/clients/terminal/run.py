@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..client import ClientError, GameClient, Invite
+from ..game_client import ClientError, GameClient, Invite
 from .words import Words
 
 
@@ -33,7 +33,7 @@ class LocalServers:
 
     def find(self) -> str:
         """The folder's server's address (OSError when there can be none)."""
-        from ..server.transport.local import local_server
+        from ...server.transport.local import local_server
 
         base, started = local_server(self.folder)
         if started is not None:
@@ -52,7 +52,7 @@ class LocalServers:
 def play_local(folder: Path, words: Words, mono: bool, speed: str) -> None:
     """The terminal game over the data folder's local server: the one already running
     for it (a `flyingchess play` in the browser), else one started here until the end."""
-    from ..server.errors import StoreError
+    from ...server.errors import StoreError
     from .app import TerminalApp
 
     servers = LocalServers(folder)

@@ -11,10 +11,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .board import COLOURS, PLANES_PER_COLOUR
-from .events import Event
-from .game import GameSetupError, IllegalMoveError, State, new_game, play, validate_players
-from .rules import CLASSIC, DIE_FACES, Rules, RulesError
+from ..engine.board import COLOURS, PLANES_PER_COLOUR
+from ..engine.events import Event
+from ..engine.game import GameSetupError, IllegalMoveError, State, new_game, play, validate_players
+from ..engine.rules import CLASSIC, DIE_FACES, Rules, RulesError
 
 FORMAT = "flyingchess/1"
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-from ..board import CENTRE
-from ..events import (
+from ...engine.board import CENTRE
+from ...engine.events import (
     Bounced,
     Captured,
     Event,
@@ -113,7 +113,7 @@ def log_lines(words: Words, events: Sequence[Event]) -> list[Line]:
 
 
 def preview_text(words: Words, colour: str, move: Any) -> str:
-    """What a legal move (`flyingchess.client.Move`) does, in a few words: "R1+R3: moves 5,
+    """What a legal move (`flyingchess.clients.game_client.Move`) does, in a few words: "R1+R3: moves 5,
     jumps ahead, sends B2 home"."""
     parts = []
     if move.launch:
