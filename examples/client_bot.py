@@ -1,4 +1,4 @@
-"""Seat a bot in a network game's open seat through flyingchess.clients.game_client (docs/clients.md).
+"""Seat a bot in a network game's open seat through flyingchess.clients (docs/clients.md).
 
     flyingchess serve --host 127.0.0.1 --port 8000    # then create a game with an open seat in the page
     python examples/client_bot.py http://127.0.0.1:8000/#/join/GAME blue
@@ -13,7 +13,7 @@ import asyncio
 import sys
 
 from flyingchess.bots import make_bot
-from flyingchess.clients.game_client import ClientError, GameClient
+from flyingchess.clients import ClientError, GameClient
 
 
 async def play(link: str, colour: str, bot_name: str = "heuristic") -> None:

@@ -3,7 +3,7 @@
 Every rule fact comes from the compiled game (`flyingchess.engine.compiled`): each move's end
 and whether it jumps or flies, whom each move sends home, which planes may move, who
 rolls next, what a third six sends home. Those become small lookup tables
-(`RuleArrays`, envs/batch_rules.py); the batch code only does array work with them (who
+(`RuleArrays`, envs/batch/rules.py); the batch code only does array work with them (who
 moves, sixes, last-moved and moved-by-sixes bitmasks, stacks, captures, finishing,
 ranking), so no rule is written twice. Game i of a batch is exactly the
 engine's game after the same dice and choices: `BatchGame.to_state(i)` builds the
@@ -22,10 +22,10 @@ rolls and actions.
 Speed: the four planes of one player are four bytes of one uint32 "word", so the hot
 path works on one word per game (byte-wise comparisons with the usual bit tricks) and
 on small tables indexed by a plane's progress byte (the hangar, -1, is byte 255). The
-game keeps the state and its parts live beside it: `batch_words` (the bit tricks),
-`batch_moves` (legal moves, their facts, where they go, captures), `batch_turns` (the
-end of a move: next player, sixes, finishing), `batch_checks` (what `step` checks) and
-`batch_states` (to and from `State`).
+game keeps the state and its parts live beside it: `words` (the bit tricks),
+`moves` (legal moves, their facts, where they go, captures), `turns` (the
+end of a move: next player, sixes, finishing), `checks` (what `step` checks) and
+`states` (to and from `State`).
 """
 
 from __future__ import annotations
@@ -36,15 +36,15 @@ from typing import Final, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from ..engine.board import HANGAR, PLANES_PER_COLOUR
-from ..engine.game import DEFAULT_PLAYERS, State, validate_players
-from ..engine.rules import Rules
-from .batch_checks import checked_step
-from .batch_moves import capture, carry, movable, move_bits, move_effects, punish
-from .batch_rules import RuleArrays, rule_arrays
-from .batch_states import engine_state, load_states
-from .batch_turns import end_of_move
-from .batch_words import (
+from ...engine.board import HANGAR, PLANES_PER_COLOUR
+from ...engine.game import DEFAULT_PLAYERS, State, validate_players
+from ...engine.rules import Rules
+from .checks import checked_step
+from .moves import capture, carry, movable, move_bits, move_effects, punish
+from .rules import RuleArrays, rule_arrays
+from .states import engine_state, load_states
+from .turns import end_of_move
+from .words import (
     ACTIONS,
     ALL_CENTRE,
     CHOICE_TABLE,
@@ -60,8 +60,8 @@ from .batch_words import (
     bits_to_bools,
     bool_bits,
 )
-from .batch_words import Bools as Bools  # re-exported: the environments' array types
-from .batch_words import Indices as Indices
+from .words import Bools as Bools  # re-exported: the environments' array types
+from .words import Indices as Indices
 
 # --------------------------------------------------------------------------- the batch
 

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .batch_words import Bools, Indices, UInt8s
+from .words import Bools, Indices, UInt8s
 
 if TYPE_CHECKING:
-    from .batch import BatchGame
+    from . import BatchGame
 
 
 def end_of_move(

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from .batch_words import PASS_ACTION, Bools, Indices, as_indices
+from .words import PASS_ACTION, Bools, Indices, as_indices
 
 if TYPE_CHECKING:
-    from .batch import BatchGame
+    from . import BatchGame
 
 
 def checked_step(

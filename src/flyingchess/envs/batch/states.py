@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..engine.board import CENTRE, PLANES_PER_COLOUR
-from ..engine.game import State
+from ...engine.board import CENTRE, PLANES_PER_COLOUR
+from ...engine.game import State
 
 if TYPE_CHECKING:
-    from .batch import BatchGame
+    from . import BatchGame
 
 
 def load_states(simulator: BatchGame, states: Sequence[State]) -> None:

@@ -13,7 +13,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from ..engine.board import CENTRE, PLANES_PER_COLOUR
+from ...engine.board import CENTRE, PLANES_PER_COLOUR
 
 PASS_ACTION: Final = PLANES_PER_COLOUR
 """Actions 0..3 move that plane (any plane of a stack names the stack); action 4 passes

@@ -1,18 +1,18 @@
 """The moves of a roll in every game of a batch, as word arithmetic over the rule arrays:
 which planes may move, what each move would do, where it takes them, whom it sends home.
 
-Each function works on the movers' words (one uint32 per game, `batch_words`) and the
-tables of `batch_rules`; `BatchGame` owns the state they read and write.
+Each function works on the movers' words (one uint32 per game, `words`) and the
+tables of `rules`; `BatchGame` owns the state they read and write.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..engine.board import HANGAR, PLANES_PER_COLOUR
-from ..engine.compiled import STACK_FIRST, STACK_LAST
-from .batch_rules import RuleArrays
-from .batch_words import (
+from ...engine.board import HANGAR, PLANES_PER_COLOUR
+from ...engine.compiled import STACK_FIRST, STACK_LAST
+from .rules import RuleArrays
+from .words import (
     ACTION_BITS,
     ACTION_MASKS,
     ACTION_SHIFTS,

@@ -13,10 +13,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..engine.board import CENTRE, HANGAR
-from ..engine.compiled import FACES, CompiledGame, MoveTable, compile_game
-from ..engine.rules import Rules
-from .batch_words import NO_TARGET, ONES, PATHS, ROLL_SLOTS, Bools, Int8s, UInt8s, Words
+from ...engine.board import CENTRE, HANGAR
+from ...engine.compiled import FACES, CompiledGame, MoveTable, compile_game
+from ...engine.rules import Rules
+from .words import NO_TARGET, ONES, PATHS, ROLL_SLOTS, Bools, Int8s, UInt8s, Words
 
 
 @dataclass(frozen=True, eq=False)
