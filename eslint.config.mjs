@@ -16,6 +16,8 @@ export default [
       eqeqeq: ["error", "smart"],
       "no-var": "error",
       "prefer-const": "error",
+      // a unit a newcomer can hold (docs/ARCHITECTURE.md): split a screen by concern instead
+      "max-lines-per-function": ["error", { max: 200 }],
     },
   },
   {
