@@ -2,20 +2,19 @@
 // chat, dice, log, end) and keeps its model (gamemodel.js) as the server's messages come.
 // What the page may do is the server's word (identity.js); the views draw the model.
 import { Board } from "./board.js";
-import { GameSocket, getSeatToken, saveSeatToken, dropSeatToken } from "./net.js";
+import { GameSocket } from "./net.js";
 import { t, onLangChange } from "./i18n.js";
-import { settings, saveSetting } from "./settings.js";
+import { saveSetting } from "./settings.js";
 import { vibrate } from "./sound.js";
 import { howToCard } from "./howto.js";
-import { missingCard } from "./cards.js";
 import { makeChat } from "./chat.js";
 import { makeInvite } from "./invite.js";
 import { makeEnd } from "./endcard.js";
 import { makeMoveLog } from "./movelog.js";
-import { makeDiceCard, newContribution, rememberDice } from "./fairdice.js";
+import { makeDiceCard } from "./fairdice.js";
 import { NETWORK_PLAY } from "./transport.js";
-import { h, api, toast, errorText, looksLocal, reportError } from "./ui.js";
-import { START, opened, closed, received, sent, shareSent, dieState, shareWanted, requestKey, oneChoice } from "./gamemodel.js";
+import { h, api, errorText, looksLocal, reportError } from "./ui.js";
+import { START, opened, closed, received, dieState, requestKey, oneChoice } from "./gamemodel.js";
 import { makeDie } from "./dieview.js";
 import { makeBanners, makePlayback } from "./playback.js";
 import { makeSeatList, openSeats } from "./seatlist.js";
@@ -23,8 +22,9 @@ import { makeAdvice } from "./advice.js";
 import { makePlayCard } from "./playcard.js";
 import { makeSideCards } from "./sidecards.js";
 import { makeAnnouncer } from "./announcer.js";
-
-const AUTO_MOVE_MS = 450;  // long enough to see the roll before the plane goes
+import { makeInput } from "./gameinput.js";
+import { makeSender } from "./gamesend.js";
+import { gameEffects } from "./gameeffects.js";
 
 export function mountGame(root, app, gameId) {
   const local = looksLocal(app.meta);  // a game served to this machine alone
@@ -48,8 +48,7 @@ export function mountGame(root, app, gameId) {
   const conn = h("div", { class: "conn-pill", hidden: true });
   const reactLayer = h("div", { class: "react-layer", "aria-hidden": "true" });
   const banners = makeBanners();
-  const die = makeDie({ onRoll: () => doRoll() });
-  const autoMove = autoMover(() => requestKey(snap), () => { if (current() === "move") doMove(snap.moves[0]); });
+  const die = makeDie({ onRoll: () => input.roll() });
   const log = makeMoveLog(gameId);
   const invite = makeInvite(app, gameId);
   const chat = makeChat({ app, socket: { send }, reactLayer, canTalk, isMine });
@@ -83,6 +82,28 @@ export function mountGame(root, app, gameId) {
       chat.card, dice.card, side.logCard, side.rulesCard));
   root.replaceChildren(screen);
 
+  // ------------------------------------------------------------ the server's messages, what the page sends
+  const sender = makeSender({ gameId, send, model: () => model, keep: (next) => { model = next; }, snap: () => snap, onAct: () => updateControls() });
+  const input = makeInput({ state: current, snap: () => snap, board, announcer, act: sender.act, gone: () => destroyed });
+  const EFFECTS = gameEffects({ app, gameId, screen, conn, views: { playback, log, chat, die, end }, send, snap: () => snap, isHost, updateControls, renderPanel });
+
+  function onMessage(msg) {
+    if (destroyed || !msg) return;
+    let effects;
+    [model, effects] = received(model, msg);
+    for (const effect of effects) EFFECTS[effect.kind](effect);
+  }
+
+  function onStart() { if (socket.send({ type: "start" })) playCard.startButton.disabled = true; }
+
+  function setSpeed(value) {
+    if (!isHost()) return;
+    playback.speed = value;
+    saveSetting("speed", value);  // the next new game starts at this pace too
+    socket.send({ type: "speed", speed: value });
+  }
+
+  // ------------------------------------------------------------ drawing the model
   function relabel() {
     board.svg.setAttribute("aria-label", t("board.label"));
     heading.textContent = t("app.title");
@@ -94,40 +115,6 @@ export function mountGame(root, app, gameId) {
     if (snap) { renderPanel(); log.renderAll(); if (end.shown) end.show(snap, isHost(), true); }
   }
 
-  // ------------------------------------------------------------ the server's messages
-  function onMessage(msg) {
-    if (destroyed || !msg) return;
-    let effects;
-    [model, effects] = received(model, msg);
-    for (const effect of effects) EFFECTS[effect.kind](effect);
-  }
-
-  /** What the screen does for each effect of a message (gamemodel.js). */
-  const EFFECTS = {
-    draw({ events, game, fresh, chat: said }) {
-      if (!fresh) { playback.push({ events, game, gen: log.token }); return; }
-      if (Array.isArray(said)) chat.load(said);
-      const gen = log.reload(game, (roll) => { die.remember(roll); updateControls(); });
-      playback.push({ events: [], game, fresh: true, gen });
-    },
-    send({ message }) { socket.send(message); },
-    render() {
-      if (!snap) { updateControls(); return; }
-      renderPanel();
-      if (end.shown && !playback.busy) end.show(snap, isHost());  // redrawn only if this page's role changed
-    },
-    ...seatTokenEffects(gameId),
-    refused({ code, message }) { toast(errorText(code, message), "error"); },
-    missing() { screen.replaceChildren(missingCard(app)); app.setAnimating(false); },
-    away() { conn.hidden = false; },
-    "pass-on"({ msg }) {
-      if (msg.type === "chat") chat.add(msg, true);
-      else if (msg.type === "react") chat.floatReaction(msg);
-      else if (msg.type === "rematch" && msg.id && !isHost()) end.offerRematch(msg.id);
-    },
-  };
-
-  // ------------------------------------------------------------ drawing the model
   function renderTurn() {
     const over = !!snap && snap.phase === "over" && !playback.busy;
     const colour = over ? snap.state.winner : shownTurn;
@@ -138,11 +125,11 @@ export function mountGame(root, app, gameId) {
   function updateControls() {
     const state = current();
     die.show(state, state === "move" ? (oneChoice(snap) ? "one" : "several") : "none", snap && (snap.state.turn || snap.state.winner || "red"));
-    if (state === "move") board.setLegal(snap.state.turn, snap.moves, (move) => doMove(move));
+    if (state === "move") board.setLegal(snap.state.turn, snap.moves, (move) => input.move(move));
     else board.setLegal(null, [], null);
     if (state === "ready") banners.clear(snap.state.turn);  // "No move" never hangs over the next player's roll
     if (state === "ready" && buzzedFor !== snap.actions) { buzzedFor = snap.actions; vibrate(40); }  // your turn
-    autoMove.consider(state === "move" && oneChoice(snap), requestKey(snap));
+    input.autoMove.consider(state === "move" && oneChoice(snap), requestKey(snap));
     if (state === "ready") announcer.prompt(`${requestKey(snap)}:roll`, t("sr.your-roll"));
     if (state === "move") announcer.prompt(`${requestKey(snap)}:move`, t("sr.your-move", { value: snap.state.roll ?? snap.roll, moves: announcer.moves(snap.moves) }));
     if (snap) playCard.render({ snap, state, me: model.me, connected: model.connected, local, touch });
@@ -165,55 +152,13 @@ export function mountGame(root, app, gameId) {
     updateControls();
     advice.askChances();
     dice.render(snap);
-    contribute();
+    sender.contribute();
   }
 
   function canTalk() { return model.connected && (isHost() || model.me.role === "player"); }
   function isMine(msg) { return msg.colour ? model.me.colours.includes(msg.colour) : isHost(); }
 
-  // ------------------------------------------------------------ what the page sends
-  /** Before a network game starts, each seated page adds a random share to its dice. */
-  function contribute() {
-    const key = shareWanted(model, snap);
-    if (!key) return;
-    const share = newContribution();
-    if (!socket.send({ type: "contribute", value: share })) return;
-    model = shareSent(model);
-    rememberDice(gameId, snap.dice, { seats: snap.seats, share: { value: share, by: key } });  // checked to be in the record at the end
-  }
-
-  /** A roll or move, remembered until the game moves on (`at`: the moment it is meant
-   *  for; the server refuses it, moved-on, once the game has moved on). */
-  function sendAction(action) {
-    const request = { ...action, at: snap.actions };
-    if (!socket.send(request)) { toast(t("error.offline"), "error"); return; }
-    model = sent(model, request, snap);
-    updateControls();
-  }
-
-  function doRoll() { if (current() === "ready") sendAction({ type: "roll" }); }
-
-  function doMove(move) {
-    if (current() !== "move") return;
-    board.clearPreview();
-    sendAction({ type: "move", plane: move.plane });
-  }
-
-  function onStart() { if (socket.send({ type: "start" })) playCard.startButton.disabled = true; }
-
-  function setSpeed(value) {
-    if (!isHost()) return;
-    playback.speed = value;
-    saveSetting("speed", value);  // the next new game starts at this pace too
-    socket.send({ type: "speed", speed: value });
-  }
-
-  const onKey = keyHandler({
-    gone: () => destroyed, state: current, roll: doRoll, move: doMove, moveFor: (plane) => board.legalMoveFor(plane),
-    where: () => { if (snap) announcer.now(announcer.where(snap)); },
-    moves: () => { if (current() === "move") announcer.now(t("sr.your-move", { value: snap.roll, moves: announcer.moves(snap.moves) })); },
-  });
-  document.addEventListener("keydown", onKey);
+  document.addEventListener("keydown", input.onKey);
   const offLang = onLangChange(relabel);
   relabel();
   const clock = setInterval(() => { if (snap && snap.timer) playCard.timer.update(snap); }, 250);
@@ -223,76 +168,15 @@ export function mountGame(root, app, gameId) {
       destroyed = true;
       if (howTo) howTo.destroy();
       clearInterval(clock);
-      autoMove.consider(false, null);
+      input.autoMove.consider(false, null);
       invite.destroy();
       log.stop();
       advice.stop();
       socket.close();
       offLang();
-      document.removeEventListener("keydown", onKey);
+      document.removeEventListener("keydown", input.onKey);
       playback.stop();
       announcer.stop();
-    },
-  };
-}
-
-/** The keys of the game screen: space rolls, 1-4 move that plane, W says where every
- *  plane is and M what each move would do (never while typing). */
-function keyHandler({ gone, state, roll, move, moveFor, where, moves }) {
-  return (e) => {
-    if (gone() || e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
-    const tag = (e.target && e.target.tagName) || "";
-    if (["INPUT", "SELECT", "TEXTAREA"].includes(tag)) return;
-    if (e.key === " " || e.code === "Space") {
-      if (tag === "BUTTON" || tag === "A") return;
-      if (state() === "ready") { e.preventDefault(); roll(); }
-    } else if (/^[1-4]$/.test(e.key)) {
-      if (state() !== "move") return;
-      const chosen = moveFor(Number(e.key) - 1);
-      if (chosen) { e.preventDefault(); move(chosen); }
-    } else if (e.key === "w" || e.key === "W") {
-      e.preventDefault();
-      where();
-    } else if (e.key === "m" || e.key === "M") {
-      e.preventDefault();
-      moves();
-    }
-  };
-}
-
-/** With one real choice the move plays itself after a moment (the setting, on by
- *  default): the player still sees the roll and the plane it moves. `keyNow` says where
- *  the game stands (requestKey): the move is played only if it still stands there. */
-function autoMover(keyNow, play) {
-  let timer = null;
-  let forKey = null;
-  return {
-    consider(oneChoiceNow, key) {
-      if (!oneChoiceNow || !settings().autoMove) {
-        clearTimeout(timer);
-        timer = forKey = null;
-        return;
-      }
-      if (forKey === key) return;
-      clearTimeout(timer);
-      forKey = key;
-      timer = setTimeout(() => { timer = null; if (keyNow() === key) play(); }, AUTO_MOVE_MS);
-    },
-  };
-}
-
-/** What the page keeps of its seat's token for each effect of gamemodel.js (net.js). */
-function seatTokenEffects(gameId) {
-  return {
-    "keep-seat"({ colour }) {
-      const seat = getSeatToken(gameId);
-      if (seat && seat.colour !== colour) saveSeatToken(gameId, seat.token, "player", colour);
-    },
-    "save-seat"({ token, colour }) { saveSeatToken(gameId, token, "player", colour); },
-    "drop-seat"({ tell }) {
-      const held = getSeatToken(gameId);
-      dropSeatToken(gameId);
-      if (tell === true || (held && held.role === "player")) toast(t("seat.removed"), "error");
     },
   };
 }
