@@ -48,3 +48,23 @@ def test_the_readme_stays_a_front_door() -> None:
         if len(line) > README_LINE_CHARACTERS
     ]
     assert long == [], "\n".join(long)
+
+
+def test_the_static_sites_archive_leaves_out_what_a_page_cannot_run() -> None:
+    """The browser's copy of the package (server/site.py, LEFT_OUT) holds the engine, the
+    bots and the in-browser app, but not the command, the clients, the simulator in
+    processes or the cluster: a folder moved without its entry there would ship again."""
+    import io
+    import zipfile
+
+    from flyingchess.server.site import python_archive
+
+    names = zipfile.ZipFile(io.BytesIO(python_archive())).namelist()
+    assert "flyingchess/engine/game.py" in names and "flyingchess/server/transport/in_browser.py" in names
+    for left_out in (
+        "flyingchess/cli/",
+        "flyingchess/clients/",
+        "flyingchess/simulation/",
+        "flyingchess/server/cluster/",
+    ):
+        assert not [name for name in names if name.startswith(left_out)], left_out

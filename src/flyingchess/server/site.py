@@ -54,7 +54,7 @@ LEFT_OUT: Final = (
     "simulation/",  # many games in processes
     "server/site.py",  # this build itself
     "clients/",  # the Python client, seat-bot, the terminal game: not for a page
-    "cli.py",
+    "cli/",
     "__main__.py",
 )
 """Parts of the package the browser cannot or need not run."""
