@@ -115,8 +115,10 @@ def test_where_every_plane_is_and_what_each_move_does_are_said_on_request(browse
 
 def test_a_whole_game_with_the_keyboard_alone(browser: Any, server: Server) -> None:
     """From the home screen to the end card with no mouse: Tab to a control, Enter or
-    Space on it, the game's own keys on the board; the focus is never lost to the page."""
-    tab = Page(browser, server.url)
+    Space on it, the game's own keys on the board; the focus is never lost to the page.
+    With reduced motion (what the announcements look like as the board moves is the test
+    above's): the moves are drawn at once, and the focus has as many chances to be lost."""
+    tab = Page(browser, server.url, reduced_motion="reduce")
     tab.page.wait_for_selector("body[data-screen=home]")
 
     def tab_to(testid: str, presses: int = 60) -> None:

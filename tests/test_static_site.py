@@ -103,7 +103,8 @@ def finish(tab: Page, limit: int = 3000) -> None:
 def test_a_game_with_bots_is_saved_survives_a_reload_and_finishes_offline(
     browser: Any, site: str, tmp_path: Path
 ) -> None:
-    tab = Page(browser, site, init_script=ENGINE_AT_FIRST_PAINT)
+    # reduced motion: saving, reloading and going offline are the test, not the moves' animation
+    tab = Page(browser, site, init_script=ENGINE_AT_FIRST_PAINT, reduced_motion="reduce")
     tab.page.wait_for_selector("body[data-screen=home]")
     # the home screen was drawn while Python was still on its way, its progress showing
     # (asked when the screen appeared: a fast machine may have the engine ready by now)
@@ -157,7 +158,17 @@ def test_a_game_with_bots_is_saved_survives_a_reload_and_finishes_offline(
 
 
 def test_two_players_on_one_phone_play_to_the_end_by_tapping(browser: Any, site: str) -> None:
-    tab = Page(browser, site, width=390, height=844, is_mobile=True, has_touch=True, device_scale_factor=2)
+    # reduced motion: the taps are the test, not the moves' animation (tests/test_browser.py has those)
+    tab = Page(
+        browser,
+        site,
+        width=390,
+        height=844,
+        is_mobile=True,
+        has_touch=True,
+        device_scale_factor=2,
+        reduced_motion="reduce",
+    )
     tab.page.wait_for_selector("body[data-screen=home]")
     engine_ready(tab)
     set_up_game(tab, {"red": "human", "blue": "human"})
