@@ -8,7 +8,10 @@ the whole module, `@pytest.mark.slow` on one test or parameter:
   process that keeps running are slow too, so the fast tier (`-m "not slow"`) has none.
 
 `python -m pytest` runs everything (CI does). `python -m pytest -m "not slow"` is the
-developer's fast tier: seconds, not minutes. Property tests use the Hypothesis profile
+developer's fast tier: seconds, not minutes. Both run in parallel, one worker a core up to
+four (pyproject.toml's addopts: pytest-xdist, work stealing): the tests are independent
+(each server, database and browser of its own, on free loopback ports), and the slow ones
+spend much of their time waiting on a browser or a server. `-n 0` runs in one process. Property tests use the Hypothesis profile
 named by HYPOTHESIS_PROFILE: `thorough` (the default, CI) or `quick` (fewer examples
 for tests that do not set their own).
 """

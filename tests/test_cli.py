@@ -20,6 +20,13 @@ def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str
     )
 
 
+def first_fast(cases: list[Any]) -> list[Any]:
+    """A family of command-line cases: the fast tier runs the first (each is a process of
+    its own, about half a second), the whole suite every one."""
+    rest = (case if isinstance(case, tuple) else (case,) for case in cases[1:])
+    return [cases[0], *(pytest.param(*case, marks=pytest.mark.slow) for case in rest)]
+
+
 def record(**fields: Any) -> str:
     data: dict[str, Any] = {"format": "flyingchess/1", "players": ["red", "blue"], "actions": []}
     data.update(fields)
@@ -63,23 +70,25 @@ def test_replay_example_of_record_md() -> None:
 
 @pytest.mark.parametrize(
     "text, words",
-    [
-        ("not json", "not valid JSON"),
-        ("[1, 2]", "object"),
-        (record(format="flyingchess/2"), "format"),
-        (json.dumps({"players": ["red", "blue"], "actions": []}), "format"),
-        (record(rules="classical"), "classical"),
-        (record(rules={"preset": "classic", "chains": "none"}), "chains"),
-        (record(rules={"preset": "classic", "chain": "twice"}), "twice"),
-        (record(rules={"preset": "classic", "launch": []}), "launch"),
-        (record(rules={"preset": "classic", "launch": [0, 6]}), "launch"),
-        (record(rules={"finish": "exact"}), "missing"),
-        (record(players=["red"]), "players"),
-        (record(players=["red", "yellow", "green", "blue"]), "clockwise"),
-        (record(players=["red", "purple"]), "purple"),
-        (record(players=["red", "red"]), "twice"),
-        (record(actions={"roll": 6}), "actions"),
-    ],
+    first_fast(
+        [
+            ("not json", "not valid JSON"),
+            ("[1, 2]", "object"),
+            (record(format="flyingchess/2"), "format"),
+            (json.dumps({"players": ["red", "blue"], "actions": []}), "format"),
+            (record(rules="classical"), "classical"),
+            (record(rules={"preset": "classic", "chains": "none"}), "chains"),
+            (record(rules={"preset": "classic", "chain": "twice"}), "twice"),
+            (record(rules={"preset": "classic", "launch": []}), "launch"),
+            (record(rules={"preset": "classic", "launch": [0, 6]}), "launch"),
+            (record(rules={"finish": "exact"}), "missing"),
+            (record(players=["red"]), "players"),
+            (record(players=["red", "yellow", "green", "blue"]), "clockwise"),
+            (record(players=["red", "purple"]), "purple"),
+            (record(players=["red", "red"]), "twice"),
+            (record(actions={"roll": 6}), "actions"),
+        ]
+    ),
 )
 def test_malformed_records_are_one_line_errors_with_nothing_on_stdout(text: str, words: str) -> None:
     for args in (("replay", "-"), ("replay", "--trace", "-"), ("analyse", "-"), ("analyse", "--json", "-")):
@@ -91,19 +100,21 @@ def test_malformed_records_are_one_line_errors_with_nothing_on_stdout(text: str,
 
 @pytest.mark.parametrize(
     "action, words",
-    [
-        ({"roll": 7, "plane": None}, "roll 7"),
-        ({"roll": 6.0, "plane": 0}, "roll 6.0"),
-        ({"roll": True, "plane": 0}, "roll true"),
-        ({"roll": 6, "plane": 4}, "plane 4"),
-        ({"roll": 6, "plane": True}, "plane true"),
-        ({"roll": 6, "plane": "0"}, 'plane "0"'),
-        ({"roll": 6}, "plane"),
-        ({"plane": None}, "roll"),
-        ([6, 0], "object"),
-        ({"roll": 6, "plane": None}, "cannot pass"),
-        ({"roll": 3, "plane": 1}, "hangar"),
-    ],
+    first_fast(
+        [
+            ({"roll": 7, "plane": None}, "roll 7"),
+            ({"roll": 6.0, "plane": 0}, "roll 6.0"),
+            ({"roll": True, "plane": 0}, "roll true"),
+            ({"roll": 6, "plane": 4}, "plane 4"),
+            ({"roll": 6, "plane": True}, "plane true"),
+            ({"roll": 6, "plane": "0"}, 'plane "0"'),
+            ({"roll": 6}, "plane"),
+            ({"plane": None}, "roll"),
+            ([6, 0], "object"),
+            ({"roll": 6, "plane": None}, "cannot pass"),
+            ({"roll": 3, "plane": 1}, "hangar"),
+        ]
+    ),
 )
 def test_an_illegal_action_names_its_index(action: Any, words: str) -> None:
     good = [{"roll": 6, "plane": 0}, {"roll": 2, "plane": 0}]
@@ -154,12 +165,14 @@ def test_choose_heuristic_prefers_a_capture() -> None:
 
 @pytest.mark.parametrize(
     "args, prefix",
-    [
-        (("--bot", "heuristic", "--roll", "0"), "roll"),
-        (("--bot", "heuristic", "--roll", "7"), "roll"),
-        (("--bot", "heuristic", "--roll", "six"), "roll"),
-        (("--bot", "grandmaster", "--roll", "3"), "unknown bot"),
-    ],
+    first_fast(
+        [
+            (("--bot", "heuristic", "--roll", "0"), "roll"),
+            (("--bot", "heuristic", "--roll", "7"), "roll"),
+            (("--bot", "heuristic", "--roll", "six"), "roll"),
+            (("--bot", "grandmaster", "--roll", "3"), "unknown bot"),
+        ]
+    ),
 )
 def test_choose_rejects_bad_arguments(args: tuple[str, ...], prefix: str) -> None:
     result = run("choose", *args, "-", stdin=record())
@@ -274,7 +287,7 @@ def assert_refused(result: subprocess.CompletedProcess[str], prefix: str) -> Non
     assert result.stdout == ""
 
 
-@pytest.mark.parametrize("delay", ["-1", "-0.5", "nan", "inf"])
+@pytest.mark.parametrize("delay", first_fast(["-1", "-0.5", "nan", "inf"]))
 def test_demo_refuses_a_delay_that_is_not_zero_or_more_seconds(delay: str) -> None:
     assert_refused(run("demo", "--delay", delay), "--delay must be")
 
@@ -300,19 +313,21 @@ def test_demo_save_is_checked_before_the_game_is_played(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "args, prefix",
-    [
-        (("--bots", "random,random,random,random,random"), "--bots: "),
-        (("--bots", "heuristic,"), "--bots: "),
-        (("--bots", ","), "--bots: "),
-        (("--players", "junk"), "--players: "),
-        (("--players", "red,,blue"), "--players: "),
-    ],
+    first_fast(
+        [
+            (("--bots", "random,random,random,random,random"), "--bots: "),
+            (("--bots", "heuristic,"), "--bots: "),
+            (("--bots", ","), "--bots: "),
+            (("--players", "junk"), "--players: "),
+            (("--players", "red,,blue"), "--players: "),
+        ]
+    ),
 )
 def test_demo_errors_name_the_option(args: tuple[str, ...], prefix: str) -> None:
     assert_refused(run("demo", *args), prefix)
 
 
-@pytest.mark.parametrize("games", ["0", "-3"])
+@pytest.mark.parametrize("games", first_fast(["0", "-3"]))
 def test_tournament_refuses_fewer_than_one_game_a_pair(games: str) -> None:
     result = run_guarded("tournament", "--bots", "random,heuristic", "--games", games)
     assert_refused(result, "--games must be at least 1")
@@ -320,10 +335,12 @@ def test_tournament_refuses_fewer_than_one_game_a_pair(games: str) -> None:
 
 @pytest.mark.parametrize(
     "bots, twice",
-    [
-        ("heuristic,heuristic", "heuristic"),
-        ("random,heuristic, random", "random"),
-    ],
+    first_fast(
+        [
+            ("heuristic,heuristic", "heuristic"),
+            ("random,heuristic, random", "random"),
+        ]
+    ),
 )
 def test_tournament_refuses_a_bot_named_twice(bots: str, twice: str) -> None:
     result = run_guarded("tournament", "--bots", bots)
@@ -339,7 +356,7 @@ def test_tournament_refuses_an_empty_bot_list() -> None:
 @pytest.mark.parametrize(
     "command", [["simulate", "--bots", "random,random"], ["tournament", "--bots", "random,heuristic"]]
 )
-@pytest.mark.parametrize("jobs", ["0", "-1"])
+@pytest.mark.parametrize("jobs", first_fast(["0", "-1"]))
 def test_jobs_must_be_at_least_one(command: list[str], jobs: str) -> None:
     result = run_guarded(*command, "--jobs", jobs)
     assert_refused(result, "--jobs must be at least 1")
@@ -384,12 +401,14 @@ def test_simulate_plot_is_checked_before_the_games(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "command",
-    [
-        ["demo", "--bots", "learned,random"],
-        ["simulate", "--bots", "learned,random"],
-        ["tournament", "--bots", "random,learned"],
-        ["choose", "--bot", "learned", "--roll", "6", "-"],
-    ],
+    first_fast(
+        [
+            ["demo", "--bots", "learned,random"],
+            ["simulate", "--bots", "learned,random"],
+            ["tournament", "--bots", "random,learned"],
+            ["choose", "--bot", "learned", "--roll", "6", "-"],
+        ]
+    ),
 )
 def test_a_bot_whose_extra_is_missing_names_the_extra(command: list[str]) -> None:
     result = run_guarded(*command, missing=("numpy",), stdin=record())
