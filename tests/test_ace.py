@@ -23,6 +23,8 @@ from flyingchess.envs.batch import BatchGame
 from flyingchess.envs.training import mover_chances
 from flyingchess.records.record import Record
 
+from tiers import first_fast
+
 
 def played_states(players: int, preset: str | Rules, seed: int, count: int = 60) -> list:
     """States waiting for the die along a random game."""
@@ -163,7 +165,7 @@ def test_a_network_of_the_wrong_shape_is_refused() -> None:
         ValueNet(np.zeros((INPUTS + 1, 8)), np.zeros(8), np.zeros((8, 4)), np.zeros(4))
 
 
-@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("preset", first_fast(list(PRESETS)))
 def test_ace_plays_legal_moves_in_every_preset_and_is_deterministic(preset: str) -> None:
     for players in (2, 4):
         for state in played_states(players, preset, seed=7, count=40):

@@ -13,18 +13,13 @@ import pytest
 
 from flyingchess import Rules
 
+from tiers import first_fast
+
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "flyingchess", *args], input=stdin, capture_output=True, text=True, timeout=120
     )
-
-
-def first_fast(cases: list[Any]) -> list[Any]:
-    """A family of command-line cases: the fast tier runs the first (each is a process of
-    its own, about half a second), the whole suite every one."""
-    rest = (case if isinstance(case, tuple) else (case,) for case in cases[1:])
-    return [cases[0], *(pytest.param(*case, marks=pytest.mark.slow) for case in rest)]
 
 
 def record(**fields: Any) -> str:

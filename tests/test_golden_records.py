@@ -15,6 +15,7 @@ from flyingchess.records.record import loads_record
 
 from golden import FEATURES, features_of_record
 from oracle import oracle_heuristic
+from tiers import first_fast
 
 RECORDS = Path(__file__).parent / "records"
 GOLDEN = sorted(RECORDS.glob("*.json"))
@@ -49,7 +50,7 @@ def test_replay_trace_matches_golden(path: Path) -> None:
         assert [json.loads(line) for line in final.stdout.splitlines()] == expected[-1:]
 
 
-@pytest.mark.parametrize("path", GOLDEN, ids=[p.stem for p in GOLDEN])
+@pytest.mark.parametrize("path", first_fast(GOLDEN, ids=[p.stem for p in GOLDEN]))
 def test_replay_reads_standard_input(path: Path) -> None:
     from_file = flyingchess("replay", str(path))
     from_stdin = flyingchess("replay", "-", stdin=path.read_text())

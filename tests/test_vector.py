@@ -27,6 +27,8 @@ from flyingchess.envs.observation import (
 )
 from flyingchess.envs.vector import EngineBot, FlyingChessVectorEnv, VectorGames
 
+from tiers import first_fast
+
 CONFIGS = [(4, "classic"), (3, "house"), (2, "traditional"), (4, {"preset": "even", "finish": "bounce"})]
 
 
@@ -54,8 +56,10 @@ def engine_view(games: VectorGames, index: int) -> tuple[Any, str]:
     return state, games.players[int(games.seat[index])]
 
 
-@pytest.mark.parametrize(("players", "rules"), CONFIGS)
-@pytest.mark.parametrize("skip_forced", [False, True])
+@pytest.mark.parametrize(
+    ("skip_forced", "players", "rules"),
+    [(False, *config) for config in CONFIGS] + first_fast([(True, *c) for c in CONFIGS]),
+)
 def test_batched_observations_and_masks_are_the_single_envs_entry_by_entry(
     players: int, rules: Any, skip_forced: bool
 ) -> None:
