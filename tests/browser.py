@@ -138,12 +138,13 @@ def human_step(tab: Page, tap: bool = False) -> str:
         timeout=30_000,
     )
     # read together: auto-move may play the move between two separate reads
-    state, choices = tab.page.evaluate(
-        "(({state, choices}) => [state, choices])(document.querySelector('[data-testid=die]').dataset)"
+    state, choices, auto_move = tab.page.evaluate(
+        "(({state, choices}) => [state, choices, document.querySelector('[data-testid=auto-move]')?.checked])"
+        "(document.querySelector('[data-testid=die]').dataset)"
     )
     if state == "ready":
         die.tap() if tap else die.click()
-    elif state == "move" and choices == "one":  # auto-move (on by default) plays it
+    elif state == "move" and choices == "one" and auto_move:  # auto-move (on by default) plays it
         tab.wait_for("document.querySelector('[data-testid=die]').dataset.state !== 'move'", timeout=5_000)
     elif state == "move":
         plane = tab.page.locator("[data-legal=true]").last  # the topmost of planes sharing a cell

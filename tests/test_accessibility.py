@@ -47,12 +47,13 @@ def key_step(tab: Page) -> str:
     tab.wait_for(
         f"['ready', 'move', 'over'].includes({DIE}) && document.body.dataset.animating !== 'true'", timeout=30_000
     )
-    state, choices = tab.page.evaluate(
-        "(({state, choices}) => [state, choices])(document.querySelector('[data-testid=die]').dataset)"
+    state, choices, auto_move = tab.page.evaluate(
+        "(({state, choices}) => [state, choices, document.querySelector('[data-testid=auto-move]')?.checked])"
+        "(document.querySelector('[data-testid=die]').dataset)"
     )
     if state == "ready":
         tab.page.keyboard.press("Space")
-    elif state == "move" and choices == "one":  # auto-move plays it
+    elif state == "move" and choices == "one" and auto_move:  # auto-move plays it
         tab.wait_for(f"{DIE} !== 'move'", timeout=5_000)
     elif state == "move":
         plane = tab.page.locator("[data-legal=true]").first.get_attribute("data-testid")
@@ -64,6 +65,7 @@ def test_every_event_is_announced_once_in_order_and_within_a_second(browser: Any
     tab = Page(browser, server.url)
     tab.page.wait_for_selector("body[data-screen=home]")
     set_up_game(tab, {"red": "human", "blue": "bot:heuristic"}, speed="instant")
+    tab.testid("auto-move").uncheck()  # every move a key (auto-move waits 450 ms before a single choice)
     tab.page.evaluate("document.activeElement.blur()")
     tab.page.evaluate(WATCH)
     steps = 0
@@ -140,6 +142,9 @@ def test_a_whole_game_with_the_keyboard_alone(browser: Any, server: Server) -> N
     tab_to("speed")
     tab.page.keyboard.press("End")  # the bots' pace: the fastest
     assert tab.testid("speed").input_value() == "instant"
+    tab_to("auto-move")
+    tab.page.keyboard.press("Space")  # off: every move by a key (auto-move waits 450 ms before a single choice)
+    assert not tab.testid("auto-move").is_checked()
     tab_to("die")
     lost = 0
     steps = 0
@@ -154,11 +159,6 @@ def test_a_whole_game_with_the_keyboard_alone(browser: Any, server: Server) -> N
             if tab.page.evaluate("document.activeElement?.dataset?.testid") != "die":
                 tab_to("die")
             tab.page.keyboard.press("Enter")  # the focused die
-        elif (
-            state == "move"
-            and tab.page.evaluate("document.querySelector('[data-testid=die]').dataset.choices") == "one"
-        ):
-            tab.wait_for(f"{DIE} !== 'move'", timeout=5_000)
         else:
             tab.page.keyboard.press("Tab")  # the board's planes to move come next in the order
             for _ in range(40):

@@ -172,6 +172,8 @@ def test_two_players_on_one_phone_play_to_the_end_by_tapping(browser: Any, site:
     tab.page.wait_for_selector("body[data-screen=home]")
     engine_ready(tab)
     set_up_game(tab, {"red": "human", "blue": "human"})
+    tab.testid("auto-move").tap()  # off: every move a tap (auto-move would wait 450 ms before each single choice)
+    assert not tab.testid("auto-move").is_checked()
     tab.shot("static-phone-game")
     for _ in range(3000):
         if human_step(tab, tap=True) == "over":
