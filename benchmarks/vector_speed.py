@@ -5,7 +5,8 @@ An agent step is one decision of the learner in one game, with its observation a
 mask computed (for the vector environment: the batched observation of every game, the
 opponents' moves in between, auto-reset). The learner plays uniformly random legal
 moves, so only the environment is timed. The raw batch simulator's figure is rolls a
-second of `step_random` (no observation, no opponents: an upper bound). Runs on one
+second of `step_random` (no observation, no opponents: an upper bound); the PettingZoo
+environment's is steps a second, every step one seat's move (no bots). Runs on one
 core (NumPy's BLAS held to one thread). Fails loudly if nothing was measured.
 
     python benchmarks/vector_speed.py [--batch 4096] [--seconds 8] [--json]
@@ -26,6 +27,7 @@ from threadpoolctl import threadpool_limits
 
 import flyingchess.envs  # noqa: F401  (registers FlyingChess-v0)
 from flyingchess import Rules
+from flyingchess.envs import flyingchess_v0
 from flyingchess.envs.batch import BatchGame
 from flyingchess.envs.vector import VectorGames
 
@@ -83,6 +85,24 @@ def single_rate(seconds: float, players: int) -> float:
     return steps / (time.perf_counter() - started)
 
 
+def pettingzoo_rate(seconds: float, players: int) -> float:
+    env = flyingchess_v0.env(players=players)
+    env.reset(seed=1)
+    rng = np.random.default_rng(0)
+    steps = 0
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.reset()
+            continue
+        env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+        steps += 1
+    if steps == 0:
+        raise SystemExit("the PettingZoo environment measured nothing")
+    return steps / (time.perf_counter() - started)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batch", type=int, default=4096)
@@ -98,6 +118,7 @@ def main() -> None:
                 results[key] = vector_rate(args.batch, args.seconds, opponents, skip, args.players)
         results["raw batch rolls"] = raw_rate(args.batch, args.seconds, args.players)
         results["single env (heuristic)"] = single_rate(args.seconds, args.players)
+        results["PettingZoo env (every seat)"] = pettingzoo_rate(args.seconds, args.players)
     if args.json:
         print(json.dumps(results))
         return
