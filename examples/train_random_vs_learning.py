@@ -1,4 +1,4 @@
-"""Learn to beat a random player in a couple of minutes: TD(0) on the batch simulator.
+"""Learn to beat a random player in under a minute: TD(0) on the batch simulator.
 
     pip install -e ".[rl]"
     python examples/train_random_vs_learning.py            # under a minute on a laptop CPU

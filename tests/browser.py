@@ -103,8 +103,10 @@ class Page:
                 raise AssertionError(f"timed out waiting for {expression}")
             self.page.wait_for_timeout(40)
 
-    def idle(self) -> None:
-        self.wait_for("document.body.dataset.animating !== 'true'")
+    def idle(self, timeout: float = 45_000) -> None:
+        """Wait for a moment between animations: bots at the slow pace animate one move after
+        another, and on a machine shared with other workers the gaps between them come late."""
+        self.wait_for("document.body.dataset.animating !== 'true'", timeout=timeout)
 
     def close(self) -> None:
         self.context.close()
